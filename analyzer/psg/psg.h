@@ -1,0 +1,127 @@
+// The whole-program Program Structure Graph, as the analyzer uses it.
+//
+// Built from the per-function records the pass embeds in the binary
+// (docs/formats.md section 2). Calling contexts are materialised lazily: the
+// graph starts as main's local PSG, and a call vertex is expanded into a copy
+// of its callee the first time a context needs it (Resolve) or when the whole
+// graph is asked for (ExpandAll). This keeps the graph near-linear in code
+// size while every calling context still gets its own vertices.
+#pragma once
+
+#include "scalana/profile.h"  // scalana::Error
+#include "scalana/psg_format.h"
+
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+namespace scalana {
+
+struct SourceLoc {
+  std::string file;
+  uint32_t line = 0, end_line = 0, column = 0;
+};
+
+// One function's PSG, as recorded by the pass.
+struct LocalVertex {
+  uint32_t local = 0;
+  VertexKind kind = VertexKind::Comp;
+  int32_t parent = -1;
+  std::vector<uint32_t> children;
+  int32_t arm = -1;
+  SourceLoc loc;
+  std::string callee;  // call: function key of a direct call
+  bool indirect = false;
+  std::string mpi_op;  // mpi: "MPI_Send"
+  MpiClass mpi_class = MpiClass::None;
+  uint32_t loop_depth = 0;
+};
+
+struct LocalPsg {
+  std::string key, name, linkage, module, language;
+  uint64_t hash = 0;  // function hash (ids.h)
+  SourceLoc loc;
+  std::vector<LocalVertex> vertices;  // vertices[0] is the function vertex
+};
+
+// Parses the concatenated records of a `scalana_psg` section. Throws Error.
+std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes);
+
+using VertexId = int32_t;  // index into Psg::vertices()
+inline constexpr VertexId kNoVertex = -1;
+
+struct Vertex {
+  VertexKind kind = VertexKind::Comp;
+  VertexId parent = kNoVertex;
+  std::vector<VertexId> children;  // execution order
+  int32_t arm = -1;                // set on children of a branch
+  SourceLoc loc;
+  int32_t function = -1;           // index into Psg::functions() of the code it is in
+  uint32_t local = 0;              // local index of the (first) raw vertex it stands for
+  std::string label;               // mpi: op; call: callee name; loop/branch/comp: empty
+  MpiClass mpi_class = MpiClass::None;
+  bool recursive = false;          // call closing a recursion cycle
+  bool indirect = false;           // call resolved (or not) at run time
+  bool expanded = false;           // call: children hold the callee's copy
+  VertexId recursion_target = kNoVertex;  // recursive call: the copy it loops back to
+};
+
+struct PsgOptions {
+  uint32_t max_loop_depth = 10;
+  bool contract = true;
+  // Guard for ExpandAll on call graphs whose context tree explodes.
+  size_t max_vertices = 20'000'000;
+};
+
+struct PsgStats {
+  uint64_t vertices_before = 0;  // fully expanded, before contraction (saturating)
+  uint64_t vertices_after = 0;   // after contraction
+  uint64_t loops = 0, branches = 0, comps = 0, mpis = 0, calls = 0;
+  uint64_t functions = 0;
+};
+
+class Psg {
+public:
+  // Throws Error.
+  static Psg Build(std::vector<LocalPsg> functions, const PsgOptions &opts = {});
+  // Reads the `scalana_psg` section of BINARY. Throws Error, with a message
+  // saying how to rebuild when the binary has no PSG.
+  static Psg LoadFromBinary(const std::string &binary, const PsgOptions &opts = {});
+
+  const std::vector<Vertex> &vertices() const;
+  const Vertex &vertex(VertexId v) const;
+  VertexId root() const;  // main's function vertex
+  const std::vector<LocalPsg> &functions() const;
+  const std::string &psg_id() const;  // FNV-1a of the section bytes, "0x…"
+
+  // The vertex of a run-time context (docs/formats.md: contexts), expanding
+  // calls on the way; samples in uninstrumented callees land on the call
+  // site's vertex; indirect call sites are bound to the callee seen. Returns
+  // kNoVertex when the context does not fit this PSG (counted by the caller).
+  VertexId Resolve(const Context &ctx);
+
+  void ExpandAll();  // throws Error past PsgOptions::max_vertices
+  PsgStats Stats() const;
+
+  // Function names from main down to the function holding v.
+  std::vector<std::string> CallPath(VertexId v) const;
+  const LocalPsg &FunctionOf(VertexId v) const;
+
+  // Writers used by `scalana psg`.
+  std::string ToText() const;
+  std::string ToJson() const;
+  std::string ToDot() const;
+
+  Psg();
+  ~Psg();
+  Psg(Psg &&) noexcept;
+  Psg &operator=(Psg &&) noexcept;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace scalana

@@ -1,0 +1,41 @@
+/* The per-thread execution context: the one piece of state shared between
+ * instrumented program code and the runtime. C and C++.
+ *
+ * The pass defines `__scalana_ctx` in every instrumented module as a
+ * linkonce_odr thread-local global (so one copy survives linking) and the
+ * compiler wrapper exports it from executables
+ * (-Wl,--export-dynamic-symbol=__scalana_ctx) so the preloaded runtime finds
+ * each thread's copy with dlsym(). Programs run normally without the runtime:
+ * the stores below just land in an unused thread-local.
+ *
+ * Protocol (all stores volatile, so the optimizer keeps them in order):
+ *   - function entry:        ctx.vertex = <first vertex of the function>
+ *   - entering a vertex:     ctx.vertex = <its raw id>   (loop preheader, loop
+ *                            exits, branch arms, Comp after a structural vertex)
+ *   - user call site C:      d = ctx.depth; ctx.call_sites[d & (CAP-1)] = C;
+ *                            ctx.depth = d + 1; ctx.vertex = C;
+ *                            call ...;
+ *                            ctx.depth = d; ctx.vertex = <vertex after the call>
+ *   - MPI call site M:       ctx.vertex = M; call MPI_...; ctx.vertex = <next>
+ * So a sample or an MPI wrapper sees the calling context as
+ * call_sites[0..depth) followed by vertex. If vertex equals the innermost call
+ * site, the thread is inside a callee that is not instrumented (a library).
+ * If depth > CAP the context is truncated: only `vertex` is trustworthy.
+ * Exceptions and longjmp skip the restores; the next return in an outer
+ * frame restores depth, so the damage is bounded to that window. */
+#ifndef SCALANA_CONTEXT_H
+#define SCALANA_CONTEXT_H
+
+#include <stdint.h>
+
+#define SCALANA_CTX_STACK_CAP 128 /* power of two: masked, never bounds-checked */
+#define SCALANA_CTX_SYMBOL "__scalana_ctx"
+
+typedef struct ScalanaThreadContext {
+  uint64_t vertex;
+  uint32_t depth;
+  uint32_t reserved;
+  uint64_t call_sites[SCALANA_CTX_STACK_CAP];
+} ScalanaThreadContext;
+
+#endif

@@ -1,0 +1,101 @@
+// The profile of one run, in memory; read and written by format/profile.cpp.
+// Schema and meaning of every field: docs/formats.md section 3.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace scalana {
+
+// Every user-facing failure in ScalAna's offline tools: the message is meant
+// to be printed as is ("<file>: <what is wrong>; <what to do>").
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+using Context = std::vector<uint64_t>;  // call-site raw ids..., vertex raw id
+
+struct SamplingInfo {
+  std::string source = "none";  // papi-presets | papi:perf::TASK-CLOCK | itimer-prof | none
+  double hz = 0;
+  std::string clock = "cpu";
+  std::vector<std::string> counters;
+  bool counters_real = false;
+  std::string note;
+};
+
+struct ProfileMeta {
+  bool complete = true;
+  int world_size = 0;
+  std::string binary, build_id, psg_id;
+  std::vector<std::string> args;
+  std::string mpi_library, start_time;
+  double wall_time = 0;
+  SamplingInfo sampling;
+  std::map<std::string, std::string> config;
+};
+
+struct VertexRow {
+  uint32_t ctx = 0;
+  uint64_t samples = 0;
+  double cpu_seconds = 0;
+  std::vector<double> counters;
+};
+
+struct MpiRow {
+  uint32_t ctx = 0;
+  uint64_t calls = 0;
+  double seconds = 0;
+  uint64_t bytes = 0;
+};
+
+enum class DepKind : uint8_t { Send, Recv, Coll, Rma };
+
+struct DepRow {
+  uint32_t ctx = 0;
+  DepKind kind = DepKind::Send;
+  int32_t peer = -1;  // world rank; -1 for collectives
+  int32_t tag = 0;
+  uint32_t comm = 0;  // index into Profile::comms
+  uint64_t count = 0, bytes = 0;
+  double wait_seconds = 0;
+};
+
+struct RankData {
+  int rank = 0;
+  std::string host;
+  int64_t pid = 0;
+  int threads = 1;
+  double wall_time = 0;
+  uint64_t samples = 0, samples_dropped = 0;
+  std::map<std::string, uint64_t> errors;
+  std::vector<VertexRow> vertices;
+  std::vector<MpiRow> mpi;
+  std::vector<DepRow> deps;
+};
+
+struct Profile {
+  ProfileMeta meta;
+  std::vector<Context> contexts;
+  std::vector<std::vector<int>> comms;
+  std::vector<RankData> ranks;  // sorted by rank
+};
+
+// Reads RUN_DIR/profile.json.gz, or merges RUN_DIR/rank-*.json.gz when the run
+// ended before MPI_Finalize. Throws Error on a missing, truncated or corrupt
+// profile with a message naming the file.
+Profile ReadProfile(const std::string &run_dir);
+// Reads one gzip JSON profile document.
+Profile ReadProfileFile(const std::string &path);
+// Writes gzip JSON atomically (temporary file + rename). Throws Error.
+void WriteProfileFile(const Profile &p, const std::string &path);
+
+std::string FormatId(uint64_t id);           // "0x…"
+uint64_t ParseId(const std::string &text);   // throws Error
+
+const char *ToString(DepKind k);
+
+}  // namespace scalana

@@ -1,0 +1,64 @@
+// `scalana SUBCOMMAND ...`: git-style front end. Each subcommand is its own
+// executable `scalana-SUBCOMMAND` beside this one, so the stages stay separate
+// programs with separate dependencies (the profiler launcher must start fast
+// and link nothing of the analyzer).
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstring>
+#include <string>
+#include <unistd.h>
+
+namespace {
+
+struct Subcommand {
+  const char *name;
+  const char *help;
+};
+
+constexpr Subcommand kSubcommands[] = {
+    {"psg", "print the Program Structure Graph of a binary built with scalana-cc/-cxx/-fc"},
+    {"prof", "run a program under the profiler: mpirun -np N scalana prof -o DIR -- ./app"},
+    {"show", "print the per-vertex, per-rank data of a run directory"},
+    {"detect", "find the root causes of scaling loss from runs at several scales"},
+};
+
+void PrintUsage(FILE *out) {
+  std::fprintf(out, "usage: scalana <command> [options]\n\ncommands:\n");
+  for (const auto &s : kSubcommands) std::fprintf(out, "  %-8s %s\n", s.name, s.help);
+  std::fprintf(out, "\n'scalana <command> --help' describes each command.\n"
+                    "Compile with scalana-cc, scalana-cxx or scalana-fc first.\n");
+}
+
+std::string SelfDir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  std::string path(buf);
+  return path.substr(0, path.rfind('/'));
+}
+
+}  // namespace
+
+int main(int argc, char **argv) {
+  if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
+    PrintUsage(argc < 2 ? stderr : stdout);
+    return argc < 2 ? 2 : 0;
+  }
+  if (!std::strcmp(argv[1], "--version")) {
+    std::printf("scalana %s\n", SCALANA_VERSION);
+    return 0;
+  }
+  for (const auto &s : kSubcommands) {
+    if (std::strcmp(argv[1], s.name) != 0) continue;
+    std::string exe = SelfDir() + "/scalana-" + s.name;
+    argv[1] = const_cast<char *>(exe.c_str());
+    execv(exe.c_str(), argv + 1);
+    std::fprintf(stderr, "scalana: cannot run %s: %s\n", exe.c_str(), std::strerror(errno));
+    return 127;
+  }
+  std::fprintf(stderr, "scalana: unknown command '%s'\n\n", argv[1]);
+  PrintUsage(stderr);
+  return 2;
+}
