@@ -9,14 +9,18 @@
  * the stores below just land in an unused thread-local.
  *
  * Protocol (all stores volatile, so the optimizer keeps them in order):
- *   - function entry:        ctx.vertex = <first vertex of the function>
- *   - entering a vertex:     ctx.vertex = <its raw id>   (loop preheader, loop
- *                            exits, branch arms, Comp after a structural vertex)
+ * `vertex` is always the innermost structural vertex (function, loop, branch,
+ * call, mpi) enclosing the code now running; straight-line code belongs to
+ * its enclosing vertex, as in the paper (Comp vertices only arise offline, by
+ * contraction).
+ *   - function entry:        ctx.vertex = <the function vertex, local 0>
+ *   - entering a vertex:     ctx.vertex = <its raw id>  (loop preheader, branch
+ *                            arms); leaving it: ctx.vertex = <its parent>
  *   - user call site C:      d = ctx.depth; ctx.call_sites[d & (CAP-1)] = C;
  *                            ctx.depth = d + 1; ctx.vertex = C;
  *                            call ...;
- *                            ctx.depth = d; ctx.vertex = <vertex after the call>
- *   - MPI call site M:       ctx.vertex = M; call MPI_...; ctx.vertex = <next>
+ *                            ctx.depth = d; ctx.vertex = <the call's parent>
+ *   - MPI call site M:       ctx.vertex = M; call MPI_...; ctx.vertex = <its parent>
  * So a sample or an MPI wrapper sees the calling context as
  * call_sites[0..depth) followed by vertex. If vertex equals the innermost call
  * site, the thread is inside a callee that is not instrumented (a library).
