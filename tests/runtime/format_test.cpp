@@ -1,0 +1,149 @@
+// Profile reader/writer: round trip, per-rank merge, and clear errors on
+// missing, truncated and corrupt files.
+#include "scalana/profile.h"
+
+#include <gtest/gtest.h>
+#include <zlib.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <string>
+#include <unistd.h>
+
+using namespace scalana;
+
+namespace {
+
+std::string TempDir() {
+  char tmpl[] = "/tmp/scalana-format-XXXXXX";
+  return mkdtemp(tmpl);
+}
+
+Profile Sample(int rank, uint64_t extra_id) {
+  Profile p;
+  p.meta.world_size = 2;
+  p.meta.binary = "/bin/app";
+  p.meta.psg_id = "0x0123456789abcdef";
+  p.meta.sampling.source = "papi:perf::TASK-CLOCK";
+  p.meta.sampling.hz = 200;
+  p.meta.sampling.counters = {"PAPI_TOT_INS"};
+  p.meta.config["SCALANA_HZ"] = "200";
+  p.contexts = {{0x8000000000100001ull, 0x8000000000200003ull}, {extra_id}};
+  p.comms = {{0, 1}, {rank}};
+  RankData r;
+  r.rank = rank;
+  r.host = "n01";
+  r.pid = 42;
+  r.samples = 10;
+  r.errors["ctx_missing"] = 1;
+  r.vertices.push_back({1, 7, 0.035, {123.0}});
+  r.mpi.push_back({0, 3, 0.5, 96});
+  r.deps.push_back({0, DepKind::Recv, 1 - rank, 5, 1, 3, 96, 0.25});
+  p.ranks.push_back(r);
+  return p;
+}
+
+void WriteRaw(const std::string &path, const std::string &bytes) {
+  std::ofstream(path, std::ios::binary) << bytes;
+}
+
+void WriteGz(const std::string &path, const std::string &text) {
+  gzFile f = gzopen(path.c_str(), "wb");
+  gzwrite(f, text.data(), unsigned(text.size()));
+  gzclose(f);
+}
+
+} // namespace
+
+TEST(ProfileFormat, RoundTripKeepsEveryField) {
+  std::string dir = TempDir();
+  Profile p = Sample(1, 0x8abc000000000007ull);
+  WriteProfileFile(p, dir + "/profile.json.gz");
+  Profile q = ReadProfile(dir);
+  EXPECT_EQ(q.meta.binary, "/bin/app");
+  EXPECT_EQ(q.meta.sampling.source, "papi:perf::TASK-CLOCK");
+  EXPECT_EQ(q.meta.config.at("SCALANA_HZ"), "200");
+  ASSERT_EQ(q.contexts.size(), 2u);
+  EXPECT_EQ(q.contexts[0][1], 0x8000000000200003ull);
+  EXPECT_EQ(q.comms[1], std::vector<int>{1});
+  ASSERT_EQ(q.ranks.size(), 1u);
+  const RankData &r = q.ranks[0];
+  EXPECT_EQ(r.errors.at("ctx_missing"), 1u);
+  ASSERT_EQ(r.deps.size(), 1u);
+  EXPECT_EQ(r.deps[0].kind, DepKind::Recv);
+  EXPECT_EQ(r.deps[0].peer, 0);
+  EXPECT_DOUBLE_EQ(r.deps[0].wait_seconds, 0.25);
+  EXPECT_EQ(r.vertices[0].counters, std::vector<double>{123.0});
+}
+
+TEST(ProfileFormat, MergesPerRankFilesWithRemappedIndices) {
+  std::string dir = TempDir();
+  Profile a = Sample(0, 0x8aaa000000000001ull), b = Sample(1, 0x8bbb000000000001ull);
+  a.meta.complete = b.meta.complete = false;
+  WriteProfileFile(a, dir + "/rank-0.json.gz");
+  WriteProfileFile(b, dir + "/rank-1.json.gz");
+  Profile m = ReadProfile(dir);
+  EXPECT_FALSE(m.meta.complete);
+  ASSERT_EQ(m.ranks.size(), 2u);
+  EXPECT_EQ(m.contexts.size(), 3u); // the shared context is deduplicated
+  EXPECT_EQ(m.contexts[m.ranks[1].vertices[0].ctx][0], 0x8bbb000000000001ull);
+  EXPECT_EQ(m.comms[m.ranks[1].deps[0].comm], std::vector<int>{1});
+}
+
+TEST(ProfileFormat, MissingRunDirectoryNamesIt) {
+  try {
+    ReadProfile("/nonexistent/run");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("/nonexistent/run: no such run directory"),
+              std::string::npos);
+  }
+}
+
+TEST(ProfileFormat, EmptyRunDirectoryIsAnError) {
+  std::string dir = TempDir();
+  EXPECT_THROW(ReadProfile(dir), Error);
+}
+
+TEST(ProfileFormat, TruncatedFileIsReportedAsCorrupt) {
+  std::string dir = TempDir();
+  WriteProfileFile(Sample(0, 0x8aaa000000000001ull), dir + "/profile.json.gz");
+  std::ifstream in(dir + "/profile.json.gz", std::ios::binary);
+  std::string bytes((std::istreambuf_iterator<char>(in)), {});
+  WriteRaw(dir + "/profile.json.gz", bytes.substr(0, bytes.size() / 2));
+  try {
+    ReadProfile(dir);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("profile.json.gz"), std::string::npos) << e.what();
+  }
+}
+
+TEST(ProfileFormat, BadJsonAndWrongSchemaAreErrors) {
+  std::string dir = TempDir();
+  WriteGz(dir + "/profile.json.gz", "{\"format\": \"scalana-profile\", ");
+  EXPECT_THROW(ReadProfile(dir), Error);
+  WriteGz(dir + "/profile.json.gz", "{\"format\": \"other\"}");
+  try {
+    ReadProfile(dir);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("not a ScalAna profile"), std::string::npos);
+  }
+  WriteGz(dir + "/profile.json.gz",
+          R"({"format":"scalana-profile","version":1,"meta":{},"contexts":[],"comms":[],)"
+          R"("ranks":[{"rank":0,"vertices":[[5,1,0.1,[]]],"mpi":[],"deps":[]}]})");
+  try {
+    ReadProfile(dir);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("context index 5 out of range"), std::string::npos);
+  }
+}
+
+TEST(ProfileFormat, ParseIdRejectsGarbage) {
+  EXPECT_EQ(ParseId("0x8000000000000001"), 0x8000000000000001ull);
+  EXPECT_THROW(ParseId("12"), Error);
+  EXPECT_THROW(ParseId("0xzz"), Error);
+}
