@@ -1,0 +1,269 @@
+#!/usr/bin/env python3
+"""End-to-end checks of the ScalAna pipeline on the programs in examples/.
+
+Each ctest entry runs one stage for one example; the stages share a work
+directory per example (BUILD/tests/e2e/work/EXAMPLE):
+
+  build   compile the example with its Makefile and the scalana-cc/-cxx/-fc wrapper
+  psg     `scalana psg` prints a summary, and the PSG has a loop at the ROOT CAUSE line
+  prof    profile the example at each scale (--variant inject|clean)
+  show    `scalana show` of a profiled run names the example's source and every rank
+  detect  `scalana detect --format json` over the runs of a variant:
+            inject: the top-ranked root cause is the line marked ROOT CAUSE
+            clean:  no root cause has a score >= HIGH_SCORE
+  sizes   print the PSG sizes of every built example as a Markdown table
+
+The root-cause line is found by grepping the source for the marker comment
+(`// ROOT CAUSE` in C/C++, `! ROOT CAUSE` in Fortran), never hard-coded.
+"""
+import argparse
+import gzip
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+# A root cause scored at or above this is "high": with nothing injected no
+# root cause may reach it. Scores are the detector's share-of-time estimate
+# of what fixing the cause would save (0..1); docs/examples.md quotes this.
+HIGH_SCORE = 0.05
+
+# Example name -> (source file, arguments that inject its root cause).
+EXAMPLES = {
+    "fig3": ("fig3.c", ["--inject"]),
+    "cg": ("cg.c", ["--inject"]),
+    "busyidle": ("busyidle.f90", ["--inject"]),
+    "events": ("events.cpp", ["--inject"]),
+    "kernel": ("kernel.c", ["--inject"]),
+}
+DEFAULT_SCALES = [1, 2, 4, 8]
+MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
+
+
+class Failure(Exception):
+    pass
+
+
+def log(msg):
+    print(f"e2e: {msg}", flush=True)
+
+
+def run(cmd, cwd=None, timeout=300):
+    """Runs CMD and returns its stdout; a non-zero exit is a test failure."""
+    log("$ " + " ".join(cmd))
+    proc = subprocess.run(cmd, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                          text=True, timeout=timeout)
+    if proc.returncode != 0:
+        raise Failure(f"command failed with exit code {proc.returncode}: {' '.join(cmd)}\n"
+                      f"--- stdout\n{proc.stdout[-4000:]}\n--- stderr\n{proc.stderr[-4000:]}")
+    if proc.stderr.strip():
+        sys.stdout.write(proc.stderr[-2000:])
+    return proc.stdout
+
+
+def mpi_environment():
+    env = os.environ
+    # Waiting ranks must yield the CPU: 4 and 8 ranks share 2 cores here.
+    env["OMPI_MCA_mpi_yield_when_idle"] = "1"
+    env["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+    env["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+    env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+
+
+def root_cause_line(source_path):
+    """The line (1-based) that carries the ROOT CAUSE marker; exactly one."""
+    hits = []
+    with open(source_path) as f:
+        for number, text in enumerate(f, 1):
+            if MARKER.search(text):
+                hits.append(number)
+    if len(hits) != 1:
+        raise Failure(f"{source_path}: expected exactly one ROOT CAUSE marker, found {hits}")
+    return hits[0]
+
+
+class Example:
+    def __init__(self, args):
+        self.name = args.example
+        self.source_name, self.inject_args = EXAMPLES[self.name]
+        self.source = os.path.join(args.source_dir, "examples", self.name, self.source_name)
+        self.makefile = os.path.join(args.source_dir, "examples", self.name, "Makefile")
+        self.work = os.path.join(args.work_dir, self.name)
+        self.binary = os.path.join(self.work, self.name)
+        self.bin_dir = args.bin_dir
+        self.scalana = os.path.join(args.bin_dir, "scalana")
+        self.mpirun = args.mpirun
+        self.scales = args.scales
+        self.rc_line = root_cause_line(self.source)
+
+    def run_dir(self, variant, np):
+        return os.path.join(self.work, "runs", f"{variant}-np{np}")
+
+    def require_binary(self):
+        if not os.path.exists(self.binary):
+            raise Failure(f"{self.binary} is missing: the build stage must pass first")
+
+
+def stage_build(ex):
+    os.makedirs(ex.work, exist_ok=True)
+    if os.path.exists(ex.binary):
+        os.remove(ex.binary)
+    run(["make", "-f", ex.makefile, f"SCALANA_BIN={ex.bin_dir}/"], cwd=ex.work)
+    ex.require_binary()
+
+
+def stage_psg(ex):
+    ex.require_binary()
+    text = run([ex.scalana, "psg", ex.binary])
+    summary = [line for line in text.splitlines() if line.startswith("summary:")]
+    if not summary:
+        raise Failure(f"scalana psg printed no summary line:\n{text[-2000:]}")
+    log(summary[0])
+    sizes = {}
+    for contract in (True, False):
+        cmd = [ex.scalana, "psg", "--format", "json", ex.binary]
+        if not contract:
+            cmd.insert(2, "--no-contract")
+        doc = json.loads(run(cmd))
+        sizes["after" if contract else "before"] = doc["summary"]["vertices_after"]
+        if contract:
+            sizes["summary"] = doc["summary"]
+            graph = doc
+    # The marked line must be a loop vertex in the contracted graph: that is
+    # what the detector can name.
+    loops = [v for v in graph["vertices"]
+             if v["kind"] == "loop" and os.path.basename(v["file"]) == ex.source_name
+             and v["line"] == ex.rc_line]
+    if not loops:
+        lines = sorted({v["line"] for v in graph["vertices"] if v["kind"] == "loop"})
+        raise Failure(f"no loop vertex at {ex.source_name}:{ex.rc_line} in the PSG; "
+                      f"loops are at lines {lines}")
+    mpis = sorted({v.get("label", "") for v in graph["vertices"] if v["kind"] == "mpi"})
+    if not mpis:
+        raise Failure("the PSG has no MPI vertex")
+    log(f"PSG: {sizes['before']} vertices before contraction, {sizes['after']} after; "
+        f"MPI operations {mpis}")
+    with open(os.path.join(ex.work, "psg-sizes.json"), "w") as f:
+        json.dump(sizes, f)
+
+
+def stage_prof(ex, variant):
+    ex.require_binary()
+    mpi_environment()
+    args = ex.inject_args if variant == "inject" else []
+    for np in ex.scales:
+        out = ex.run_dir(variant, np)
+        shutil.rmtree(out, ignore_errors=True)
+        stdout = run([ex.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np),
+                      ex.scalana, "prof", "-o", out, "--", ex.binary] + args, cwd=ex.work)
+        sys.stdout.write(stdout[-1000:])
+        profile = os.path.join(out, "profile.json.gz")
+        if not os.path.exists(profile):
+            raise Failure(f"no {profile} after the run at {np} ranks")
+        with gzip.open(profile, "rt") as f:
+            doc = json.load(f)
+        ranks = sorted(r["rank"] for r in doc["ranks"])
+        if doc["meta"]["world_size"] != np or ranks != list(range(np)):
+            raise Failure(f"{profile}: expected ranks 0..{np - 1}, got world_size "
+                          f"{doc['meta']['world_size']} and ranks {ranks}")
+        samples = sum(r["samples"] for r in doc["ranks"])
+        if samples == 0:
+            raise Failure(f"{profile}: no samples")
+        log(f"np={np}: {samples} samples, {len(doc['contexts'])} contexts")
+
+
+def stage_show(ex):
+    np = max(s for s in ex.scales if s > 1) if any(s > 1 for s in ex.scales) else ex.scales[0]
+    out = ex.run_dir("inject", np)
+    text = run([ex.scalana, "show", out])
+    if ex.source_name not in text:
+        raise Failure(f"scalana show {out} does not mention {ex.source_name}:\n{text[-3000:]}")
+    log(f"scalana show: {len(text.splitlines())} lines for {np} ranks")
+
+
+def stage_detect(ex, variant):
+    runs = [ex.run_dir(variant, np) for np in ex.scales]
+    report_path = os.path.join(ex.work, f"detect-{variant}.json")
+    doc = json.loads(run([ex.scalana, "detect", "--format", "json"] + runs))
+    with open(report_path, "w") as f:
+        json.dump(doc, f, indent=1)
+    causes = doc.get("root_causes", [])
+    for c in causes[:5]:
+        log(f"root cause {os.path.basename(c.get('file', '?'))}:{c.get('line')} "
+            f"kind {c.get('kind')} score {c.get('score')} ranks {c.get('ranks')}")
+    if variant == "inject":
+        if not causes:
+            raise Failure(f"no root cause reported; expected {ex.source_name}:{ex.rc_line} "
+                          f"(report in {report_path})")
+        top = causes[0]
+        got = (os.path.basename(top.get("file", "")), top.get("line"))
+        if got != (ex.source_name, ex.rc_line):
+            raise Failure(f"top root cause is {got[0]}:{got[1]}, expected "
+                          f"{ex.source_name}:{ex.rc_line} (report in {report_path})")
+    else:
+        high = [c for c in causes if c.get("score", 0) >= HIGH_SCORE]
+        if high:
+            raise Failure(f"nothing injected, yet {len(high)} root cause(s) score >= {HIGH_SCORE}: "
+                          + ", ".join(f"{os.path.basename(c.get('file', '?'))}:{c.get('line')} "
+                                      f"({c.get('score')})" for c in high)
+                          + f" (report in {report_path})")
+
+
+def stage_sizes(args):
+    print("| example | language | PSG vertices before contraction | after |")
+    print("| --- | --- | --- | --- |")
+    for name, (source, _) in EXAMPLES.items():
+        path = os.path.join(args.work_dir, name, "psg-sizes.json")
+        if not os.path.exists(path):
+            print(f"| {name} | | (not built) | |")
+            continue
+        with open(path) as f:
+            sizes = json.load(f)
+        language = {"c": "C", "cpp": "C++", "f90": "Fortran"}[source.rsplit(".", 1)[1]]
+        print(f"| {name} | {language} | {sizes['before']} | {sizes['after']} |")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["build", "psg", "prof", "show", "detect", "sizes"])
+    parser.add_argument("example", nargs="?", choices=sorted(EXAMPLES))
+    parser.add_argument("--variant", choices=["inject", "clean"], default="inject")
+    parser.add_argument("--bin-dir", required=True, help="BUILD/bin with scalana and the wrappers")
+    parser.add_argument("--source-dir", required=True, help="the repository root")
+    parser.add_argument("--work-dir", required=True, help="where builds and runs go")
+    parser.add_argument("--mpirun", default="mpirun")
+    parser.add_argument("--scales", default=",".join(map(str, DEFAULT_SCALES)),
+                        type=lambda s: [int(x) for x in s.split(",")],
+                        help="rank counts to profile, comma-separated")
+    args = parser.parse_args()
+    args.bin_dir = os.path.abspath(args.bin_dir)
+    args.work_dir = os.path.abspath(args.work_dir)
+    try:
+        if args.stage == "sizes":
+            stage_sizes(args)
+            return 0
+        if not args.example:
+            parser.error(f"stage {args.stage} needs an example")
+        ex = Example(args)
+        if args.stage == "build":
+            stage_build(ex)
+        elif args.stage == "psg":
+            stage_psg(ex)
+        elif args.stage == "prof":
+            stage_prof(ex, args.variant)
+        elif args.stage == "show":
+            stage_show(ex)
+        else:
+            stage_detect(ex, args.variant)
+    except (Failure, subprocess.TimeoutExpired) as e:
+        print(f"e2e: FAILED: {e}", file=sys.stderr)
+        return 1
+    log("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
