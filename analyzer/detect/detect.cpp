@@ -1,0 +1,568 @@
+#include "detect/detect.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+#include <numeric>
+#include <unordered_map>
+#include <unordered_set>
+
+namespace scalana {
+
+const char *ToString(MergeStrategy m) {
+  switch (m) {
+  case MergeStrategy::Max:
+    return "max";
+  case MergeStrategy::Mean:
+    return "mean";
+  case MergeStrategy::Median:
+    return "median";
+  case MergeStrategy::Cluster:
+    return "cluster";
+  }
+  return "?";
+}
+
+const char *ToString(ScalingMode m) {
+  switch (m) {
+  case ScalingMode::Strong:
+    return "strong";
+  case ScalingMode::Weak:
+    return "weak";
+  case ScalingMode::Auto:
+    return "auto";
+  }
+  return "?";
+}
+
+// ---------------------------------------------------------------- statistics
+
+LogLogFit FitLogLog(const std::vector<std::pair<double, double>> &points, double floor) {
+  // Runs at the same scale are repetitions: average them so each scale weighs
+  // the same in the fit.
+  std::map<double, std::pair<double, int>> by_p;
+  for (auto [p, y] : points) {
+    if (!(p > 0))
+      continue;
+    auto &acc = by_p[p];
+    acc.first += y;
+    acc.second += 1;
+  }
+  LogLogFit fit;
+  if (by_p.size() < 2)
+    return fit;
+  double sx = 0, sy = 0, sxx = 0, sxy = 0, n = double(by_p.size());
+  floor = floor > 0 ? floor : 1e-12;
+  for (auto &[p, acc] : by_p) {
+    double x = std::log(p), y = std::log(std::max(acc.first / acc.second, floor));
+    sx += x;
+    sy += y;
+    sxx += x * x;
+    sxy += x * y;
+  }
+  double den = n * sxx - sx * sx;
+  if (den == 0)
+    return fit;
+  fit.b = (n * sxy - sx * sy) / den;
+  fit.a = (sy - fit.b * sx) / n;
+  fit.ok = true;
+  return fit;
+}
+
+double Median(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  size_t mid = values.size() / 2;
+  std::nth_element(values.begin(), values.begin() + mid, values.end());
+  double hi = values[mid];
+  if (values.size() % 2)
+    return hi;
+  double lo = *std::max_element(values.begin(), values.begin() + mid);
+  return (lo + hi) / 2;
+}
+
+double SlowestClusterMean(std::vector<double> values) {
+  if (values.empty())
+    return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  if (n < 2 || values.front() == values.back())
+    return std::accumulate(values.begin(), values.end(), 0.0) / double(n);
+  std::vector<double> sum(n + 1, 0), sq(n + 1, 0);
+  for (size_t i = 0; i < n; ++i) {
+    sum[i + 1] = sum[i] + values[i];
+    sq[i + 1] = sq[i] + values[i] * values[i];
+  }
+  auto sse_of = [&](size_t b, size_t e) { // squared error of values[b, e)
+    if (e <= b)
+      return 0.0;
+    double s = sum[e] - sum[b], m = s / double(e - b);
+    return std::max(0.0, sq[e] - sq[b] - s * m);
+  };
+  // Lloyd's algorithm in one dimension: on sorted values every cluster is a
+  // contiguous range, so one iteration is k binary searches.
+  struct Clustering {
+    std::vector<size_t> bounds; // k+1 boundaries
+    double sse = 0;
+  };
+  auto kmeans = [&](size_t k) {
+    std::vector<double> c(k);
+    for (size_t i = 0; i < k; ++i)
+      c[i] = values[std::min(n - 1, (2 * i + 1) * n / (2 * k))];
+    Clustering cl;
+    for (int iter = 0; iter < 100; ++iter) {
+      std::vector<size_t> b(k + 1, 0);
+      b[k] = n;
+      for (size_t i = 1; i < k; ++i) {
+        double mid = (c[i - 1] + c[i]) / 2;
+        b[i] = std::upper_bound(values.begin(), values.end(), mid) - values.begin();
+        b[i] = std::max(b[i], b[i - 1]);
+      }
+      bool same = b == cl.bounds;
+      cl.bounds = b;
+      if (same)
+        break;
+      for (size_t i = 0; i < k; ++i)
+        if (b[i + 1] > b[i])
+          c[i] = (sum[b[i + 1]] - sum[b[i]]) / double(b[i + 1] - b[i]);
+    }
+    cl.sse = 0;
+    for (size_t i = 0; i < k; ++i)
+      cl.sse += sse_of(cl.bounds[i], cl.bounds[i + 1]);
+    return cl;
+  };
+  Clustering two = kmeans(2), three = n >= 3 ? kmeans(3) : two;
+  // A third cluster must pay for itself: it has to halve the squared error.
+  const Clustering &best = three.sse < 0.5 * two.sse ? three : two;
+  for (size_t i = best.bounds.size() - 1; i > 0; --i)
+    if (best.bounds[i] > best.bounds[i - 1])
+      return (sum[best.bounds[i]] - sum[best.bounds[i - 1]]) /
+             double(best.bounds[i] - best.bounds[i - 1]);
+  return values.back();
+}
+
+double MergeValues(std::vector<double> values, MergeStrategy how) {
+  if (values.empty())
+    return 0;
+  switch (how) {
+  case MergeStrategy::Max:
+    return *std::max_element(values.begin(), values.end());
+  case MergeStrategy::Mean:
+    return std::accumulate(values.begin(), values.end(), 0.0) / double(values.size());
+  case MergeStrategy::Median:
+    return Median(std::move(values));
+  case MergeStrategy::Cluster:
+    return SlowestClusterMean(std::move(values));
+  }
+  return 0;
+}
+
+// ---------------------------------------------------------------- helpers
+
+namespace {
+
+std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexSeries &s) {
+  std::vector<double> t(run.nslots());
+  for (int i = 0; i < run.nslots(); ++i)
+    t[i] = ExclusiveTime(psg, s, i);
+  return t;
+}
+
+double NoiseFloor(const Run &run, const DetectOptions &opts) {
+  if (opts.min_time >= 0)
+    return opts.min_time;
+  return run.meta.sampling.hz > 0 ? 2.0 / run.meta.sampling.hz : 0.01;
+}
+
+std::pair<std::vector<DepEdge>::const_iterator, std::vector<DepEdge>::const_iterator>
+EdgesAt(const VertexSeries &s, int rank) {
+  return std::equal_range(s.edges.begin(), s.edges.end(), DepEdge{rank},
+                          [](const DepEdge &a, const DepEdge &b) { return a.rank < b.rank; });
+}
+
+bool IsCollective(const Psg &psg, VertexId v) {
+  const Vertex &x = psg.vertex(v);
+  return x.kind == VertexKind::Mpi && x.mpi_class == MpiClass::Collective;
+}
+
+uint64_t StepKey(VertexId v, int rank, bool up) {
+  return (uint64_t(uint32_t(v)) << 32) ^ (uint64_t(uint32_t(rank)) << 1) ^ uint64_t(up);
+}
+
+// For a collective vertex on a rank: the member that waited least (arrived
+// last) and its wait; falls back to the least MPI time when there are no rows.
+int LatestArrival(const Run &run, const VertexSeries &s) {
+  std::unordered_map<int, double> wait;
+  for (const DepEdge &e : s.edges)
+    if (e.kind == DepKind::Coll)
+      wait[e.rank] += e.wait;
+  int best = -1;
+  double best_wait = 0;
+  for (auto [rank, w] : wait)
+    if (best < 0 || w < best_wait || (w == best_wait && rank < best))
+      best = rank, best_wait = w;
+  if (best >= 0)
+    return best;
+  if (s.mpi.empty())
+    return run.ranks.empty() ? -1 : run.ranks[0];
+  int slot = int(std::min_element(s.mpi.begin(), s.mpi.end()) - s.mpi.begin());
+  return run.ranks[slot];
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- backtracking
+
+std::vector<PathStep> Backtrack(const Psg &psg, const Run &run, VertexId start, int rank,
+                                const DetectOptions &opts,
+                                const std::function<bool(VertexId, int)> &is_problematic) {
+  enum class How { Start, Arrive, Up, Crossed };
+  std::vector<PathStep> path;
+  std::unordered_set<uint64_t> visited; // cycle guard: recursion, p2p rings
+  VertexId v = start;
+  How how = How::Start;
+  std::string via = "start";
+  double via_wait = 0;
+  const VertexId root = psg.root();
+
+  for (size_t step = 0; step < opts.max_path_steps; ++step) {
+    const int slot = run.SlotOf(rank);
+    if (v == kNoVertex || slot < 0)
+      break;
+    // A structural vertex is met twice: once when the walk reaches it from
+    // after (it descends), once from its first child (it steps before it).
+    if (!visited.insert(StepKey(v, rank, how == How::Up)).second)
+      break;
+    const Vertex &x = psg.vertex(v);
+    const VertexSeries *s = run.Find(v);
+    if (how != How::Up) {
+      bool has_data = s && InclusiveTime(*s, slot) > 0;
+      if (how == How::Start || how == How::Crossed || has_data || x.kind == VertexKind::Mpi) {
+        PathStep ps;
+        ps.vertex = v;
+        ps.rank = rank;
+        ps.time = s ? ExclusiveTime(psg, *s, slot) : 0;
+        ps.wait = via_wait;
+        ps.via = via;
+        ps.problematic = is_problematic && is_problematic(v, rank);
+        path.push_back(std::move(ps));
+      }
+    }
+    if (v == root && how != How::Start)
+      break;
+    via_wait = 0;
+
+    bool moved = false;
+    if (how != How::Up && how != How::Crossed && x.kind == VertexKind::Mpi) {
+      const bool collective = x.mpi_class == MpiClass::Collective;
+      if (collective && how != How::Start)
+        break; // a collective synchronises everyone
+      if (s) {
+        auto [b, e] = EdgesAt(*s, rank);
+        if (collective) {
+          double own = 0;
+          uint32_t comm = 0;
+          for (auto it = b; it != e; ++it)
+            if (it->kind == DepKind::Coll)
+              own += it->wait, comm = it->comm;
+          if (own > opts.min_wait) {
+            // Go to the member that waited least: it arrived last.
+            int best = -1;
+            double best_wait = 0;
+            for (const DepEdge &d : s->edges)
+              if (d.kind == DepKind::Coll && d.comm == comm && (best < 0 || d.wait < best_wait))
+                best = d.rank, best_wait = d.wait;
+            if (best >= 0 && best != rank) {
+              via = "collective", via_wait = own, rank = best, how = How::Crossed;
+              moved = true;
+            }
+          }
+        } else {
+          // Keep only edges with waiting; follow the one that waited most.
+          const DepEdge *pick = nullptr;
+          for (auto it = b; it != e; ++it)
+            if (it->wait > opts.min_wait && it->peer_vertex != kNoVertex &&
+                run.SlotOf(it->peer_rank) >= 0 && (!pick || it->wait > pick->wait))
+              pick = &*it;
+          if (pick) {
+            via = pick->kind == DepKind::Rma ? "rma" : "p2p";
+            via_wait = pick->wait;
+            v = pick->peer_vertex, rank = pick->peer_rank, how = How::Crossed;
+            moved = true;
+          }
+        }
+      }
+      if (moved)
+        continue;
+    } else if ((how == How::Start || how == How::Arrive) && !x.children.empty() &&
+               !(x.kind == VertexKind::Function && v == root && how != How::Start)) {
+      // Control dependence: an unscanned loop/branch/call is entered from its
+      // end, i.e. its last child that ran on this rank (skip it if none did).
+      VertexId last = kNoVertex;
+      for (auto it = x.children.rbegin(); it != x.children.rend(); ++it) {
+        const VertexSeries *cs = run.Find(*it);
+        if (cs && InclusiveTime(*cs, slot) > 0) {
+          last = *it;
+          break;
+        }
+      }
+      if (last != kNoVertex) {
+        v = last, how = How::Arrive, via = "control";
+        continue;
+      }
+    }
+    // Data dependence: the previous vertex in execution order.
+    if (x.parent == kNoVertex)
+      break;
+    const Vertex &p = psg.vertex(x.parent);
+    auto pos = std::find(p.children.begin(), p.children.end(), v);
+    if (pos != p.children.begin() && pos != p.children.end() &&
+        (p.kind != VertexKind::Branch || psg.vertex(*(pos - 1)).arm == x.arm)) {
+      v = *(pos - 1), how = How::Arrive, via = "prev";
+    } else {
+      v = x.parent, how = How::Up, via = "parent";
+    }
+  }
+  return path;
+}
+
+// ---------------------------------------------------------------- detection
+
+DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOptions &opts) {
+  if (runs.empty())
+    throw Error("scalana detect: no runs to analyse; give one or more run directories");
+  DetectResult res;
+  for (const Run &r : runs)
+    for (const std::string &w : r.warnings)
+      res.warnings.push_back(w);
+
+  size_t largest = 0, smallest = 0;
+  for (size_t i = 1; i < runs.size(); ++i) {
+    if (runs[i].world_size > runs[largest].world_size)
+      largest = i;
+    if (runs[i].world_size < runs[smallest].world_size)
+      smallest = i;
+  }
+  res.backtrack_run = largest;
+  const Run &big = runs[largest];
+
+  // --- Abnormal vertices, per run.
+  std::unordered_set<uint64_t> abnormal_big; // (vertex, rank) in the largest run
+  for (size_t ri = 0; ri < runs.size(); ++ri) {
+    const Run &run = runs[ri];
+    const double floor = NoiseFloor(run, opts);
+    for (const VertexSeries &s : run.series) {
+      if (!s.own_data)
+        continue;
+      std::vector<double> t = TimesOverRanks(psg, run, s);
+      double med = Median(t);
+      AbnormalVertex ab;
+      ab.run = ri;
+      ab.vertex = s.vertex;
+      ab.median = med;
+      for (int slot = 0; slot < run.nslots(); ++slot) {
+        if (t[slot] < floor || !(t[slot] > opts.abnorm_thd * med))
+          continue;
+        ab.ranks.push_back(run.ranks[slot]);
+        ab.excess += t[slot] - med;
+        if (t[slot] > ab.worst_time)
+          ab.worst_time = t[slot], ab.worst_rank = run.ranks[slot];
+        if (ri == largest)
+          abnormal_big.insert(StepKey(s.vertex, run.ranks[slot], false));
+      }
+      if (!ab.ranks.empty())
+        res.abnormal.push_back(std::move(ab));
+    }
+  }
+  std::stable_sort(
+      res.abnormal.begin(), res.abnormal.end(),
+      [](const AbnormalVertex &a, const AbnormalVertex &b) { return a.excess > b.excess; });
+
+  // --- Non-scalable vertices, across runs.
+  std::map<int, int> scales;
+  for (const Run &r : runs)
+    scales[r.world_size]++;
+  for (auto [p, n] : scales)
+    if (n > 1)
+      res.warnings.push_back(std::to_string(n) + " runs at " + std::to_string(p) +
+                             " ranks: treated as repetitions (their merged values are averaged)");
+  std::unordered_set<VertexId> non_scalable_set;
+  if (scales.size() < 2) {
+    res.warnings.push_back("only one scale (" + std::to_string(big.world_size) +
+                           " ranks): non-scalable vertices need runs at two or more rank counts; "
+                           "reporting abnormal vertices and their root causes only");
+  } else {
+    double floor = 1e300;
+    for (const Run &r : runs)
+      floor = std::min(floor, NoiseFloor(r, opts));
+    floor = std::max(floor, 1e-9);
+    std::vector<std::pair<double, double>> program;
+    for (const Run &r : runs) {
+      std::vector<double> t(r.rank_total.begin(), r.rank_total.end());
+      program.push_back({double(r.world_size), MergeValues(std::move(t), opts.merge)});
+    }
+    LogLogFit pf = FitLogLog(program, floor);
+    res.program_slope = pf.b;
+    res.program_slope_ok = pf.ok;
+    switch (opts.scaling) {
+    case ScalingMode::Strong:
+      res.expected_slope = -1;
+      break;
+    case ScalingMode::Weak:
+      res.expected_slope = 0;
+      break;
+    case ScalingMode::Auto:
+      res.expected_slope = pf.ok ? pf.b : 0;
+      break;
+    }
+    double big_total = 0;
+    for (float t : big.rank_total)
+      big_total += t;
+    std::unordered_set<VertexId> candidates;
+    for (const Run &r : runs)
+      for (const VertexSeries &s : r.series)
+        if (s.own_data)
+          candidates.insert(s.vertex);
+    std::vector<VertexId> ordered(candidates.begin(), candidates.end());
+    std::sort(ordered.begin(), ordered.end());
+    for (VertexId v : ordered) {
+      NonScalableVertex ns;
+      ns.vertex = v;
+      std::vector<std::pair<double, double>> pts;
+      for (const Run &r : runs) {
+        const VertexSeries *s = r.Find(v);
+        double m = s ? MergeValues(TimesOverRanks(psg, r, *s), opts.merge) : 0;
+        ns.merged.push_back({r.world_size, m});
+        pts.push_back({double(r.world_size), m});
+      }
+      LogLogFit f = FitLogLog(pts, floor);
+      if (!f.ok)
+        continue;
+      ns.slope = f.b;
+      ns.intercept = f.a;
+      ns.expected = res.expected_slope;
+      double sum = 0;
+      if (const VertexSeries *s = big.Find(v))
+        for (int i = 0; i < big.nslots(); ++i)
+          sum += ExclusiveTime(psg, *s, i);
+      ns.share = big_total > 0 ? sum / big_total : 0;
+      ns.score = (ns.slope - ns.expected) * ns.share;
+      if (ns.share >= opts.min_share && ns.slope - ns.expected >= opts.min_slope_excess)
+        res.non_scalable.push_back(std::move(ns));
+    }
+    std::stable_sort(
+        res.non_scalable.begin(), res.non_scalable.end(),
+        [](const NonScalableVertex &a, const NonScalableVertex &b) { return a.score > b.score; });
+    if (res.non_scalable.size() > opts.top)
+      res.non_scalable.resize(opts.top);
+    for (const NonScalableVertex &ns : res.non_scalable)
+      non_scalable_set.insert(ns.vertex);
+  }
+
+  // --- Backtracking on the largest run.
+  auto is_problematic = [&](VertexId v, int rank) {
+    return non_scalable_set.count(v) || abnormal_big.count(StepKey(v, rank, false));
+  };
+  std::unordered_set<uint64_t> scanned;
+  std::vector<std::pair<VertexId, int>> starts;
+  for (const NonScalableVertex &ns : res.non_scalable) {
+    const VertexSeries *s = big.Find(ns.vertex);
+    if (!s || big.nslots() == 0)
+      continue;
+    int rank;
+    if (IsCollective(psg, ns.vertex)) {
+      rank = LatestArrival(big, *s);
+    } else {
+      std::vector<double> t = TimesOverRanks(psg, big, *s);
+      rank = big.ranks[std::max_element(t.begin(), t.end()) - t.begin()];
+    }
+    starts.push_back({ns.vertex, rank});
+  }
+  size_t n_ns_starts = starts.size();
+  size_t abnormal_starts = 0;
+  for (const AbnormalVertex &ab : res.abnormal) {
+    if (ab.run != largest)
+      continue;
+    if (++abnormal_starts > opts.max_abnormal_starts)
+      break;
+    starts.push_back({ab.vertex, ab.worst_rank});
+  }
+
+  std::unordered_map<VertexId, size_t> cause_index;
+  for (size_t si = 0; si < starts.size(); ++si) {
+    auto [v, rank] = starts[si];
+    if (si >= n_ns_starts && scanned.count(StepKey(v, rank, false)))
+      continue;
+    std::vector<PathStep> path = Backtrack(psg, big, v, rank, opts, is_problematic);
+    for (const PathStep &ps : path)
+      scanned.insert(StepKey(ps.vertex, ps.rank, false));
+    // Root cause: the last problematic non-MPI vertex of the path.
+    for (auto it = path.rbegin(); it != path.rend(); ++it) {
+      if (!it->problematic || psg.vertex(it->vertex).kind == VertexKind::Mpi)
+        continue;
+      auto [pos, fresh] = cause_index.try_emplace(it->vertex, res.root_causes.size());
+      if (fresh) {
+        RootCause rc;
+        rc.vertex = it->vertex;
+        rc.culprit_rank = it->rank;
+        rc.path = path;
+        res.root_causes.push_back(std::move(rc));
+      }
+      RootCause &rc = res.root_causes[pos->second];
+      if (std::find(rc.ranks.begin(), rc.ranks.end(), it->rank) == rc.ranks.end())
+        rc.ranks.push_back(it->rank);
+      break;
+    }
+    res.paths.push_back(std::move(path));
+  }
+
+  // --- Cost, score and evidence of each root cause (in the largest run).
+  const double big_max = big.total_time;
+  const double p_small = runs[smallest].world_size, p_big = big.world_size;
+  for (RootCause &rc : res.root_causes) {
+    const VertexSeries *s = big.Find(rc.vertex);
+    rc.non_scalable = non_scalable_set.count(rc.vertex) > 0;
+    if (!s)
+      continue;
+    std::vector<double> t = TimesOverRanks(psg, big, *s);
+    double med = Median(t);
+    int slot = big.SlotOf(rc.culprit_rank);
+    rc.culprit_time = slot >= 0 ? t[slot] : 0;
+    rc.median_time = med;
+    for (int i = 0; i < big.nslots(); ++i)
+      if (abnormal_big.count(StepKey(rc.vertex, big.ranks[i], false))) {
+        rc.abnormal = true;
+        if (std::find(rc.ranks.begin(), rc.ranks.end(), big.ranks[i]) == rc.ranks.end())
+          rc.ranks.push_back(big.ranks[i]);
+      }
+    std::sort(rc.ranks.begin(), rc.ranks.end());
+    double cost = std::max(0.0, rc.culprit_time - med);
+    if (rc.non_scalable) {
+      // What the vertex costs beyond the expected scaling from the smallest run.
+      for (const NonScalableVertex &ns : res.non_scalable)
+        if (ns.vertex == rc.vertex && ns.merged.size() == runs.size()) {
+          double expected = ns.merged[smallest].second * std::pow(p_big / p_small, ns.expected);
+          cost = std::max(cost, ns.merged[largest].second - expected);
+        }
+    }
+    rc.cost_seconds = cost;
+    rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;
+    const size_t nc = big.meta.sampling.counters.size();
+    if (big.meta.sampling.counters_real && nc && !s->counters.empty() && slot >= 0) {
+      for (size_t c = 0; c < nc; ++c) {
+        std::vector<double> vals(big.nslots());
+        for (int i = 0; i < big.nslots(); ++i)
+          vals[i] = s->counters[size_t(i) * nc + c];
+        rc.evidence.push_back({big.meta.sampling.counters[c], vals[slot], Median(std::move(vals))});
+      }
+    }
+  }
+  std::stable_sort(
+      res.root_causes.begin(), res.root_causes.end(),
+      [](const RootCause &a, const RootCause &b) { return a.cost_seconds > b.cost_seconds; });
+  if (res.root_causes.size() > opts.top)
+    res.root_causes.resize(opts.top);
+  return res;
+}
+
+} // namespace scalana

@@ -1,0 +1,117 @@
+// Problematic-vertex detection and backtracking root-cause detection (paper
+// Section IV; docs/detect.md says which choices are ours).
+#pragma once
+
+#include "detect/ppg.h"
+
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace scalana {
+
+enum class MergeStrategy { Max, Mean, Median, Cluster };
+enum class ScalingMode { Strong, Weak, Auto };
+
+struct DetectOptions {
+  double abnorm_thd = 1.3;
+  MergeStrategy merge = MergeStrategy::Mean;
+  ScalingMode scaling = ScalingMode::Auto;
+  size_t top = 10;
+  // A vertex is reported non-scalable only above this share of the total time.
+  double min_share = 0.01;
+  // ... and when its slope exceeds the expected one by this much.
+  double min_slope_excess = 0.2;
+  // Times below this are noise (abnormal detection, log fits). < 0: two samples'
+  // worth at the run's sampling rate (0.01 s when the rate is unknown).
+  double min_time = -1;
+  // A dependence edge counts as "waiting" (kept by backtracking) above this.
+  double min_wait = 1e-3;
+  size_t max_path_steps = 100000;
+  size_t max_abnormal_starts = 1000;
+};
+
+// --- Statistics, exposed for tests.
+struct LogLogFit {
+  double a = 0, b = 0; // log(y) = a + b log(p)
+  bool ok = false;
+};
+// Least-squares fit of log(y) on log(p); points with equal p are averaged
+// first; needs >= 2 distinct p > 0. y values are clamped to FLOOR (> 0).
+LogLogFit FitLogLog(const std::vector<std::pair<double, double>> &points, double floor);
+// Merges per-rank values into one number.
+double MergeValues(std::vector<double> values, MergeStrategy how);
+double Median(std::vector<double> values);
+// 1-D k-means (k = 2 or 3, chosen by the drop in squared error) over VALUES;
+// returns the mean of the slowest cluster.
+double SlowestClusterMean(std::vector<double> values);
+
+// --- Results.
+struct NonScalableVertex {
+  VertexId vertex = kNoVertex;
+  double slope = 0, intercept = 0, expected = 0;
+  double share = 0;                           // of total time in the largest run
+  double score = 0;                           // (slope - expected) * share
+  std::vector<std::pair<int, double>> merged; // (ranks, merged seconds) per run
+};
+
+struct AbnormalVertex {
+  size_t run = 0;
+  VertexId vertex = kNoVertex;
+  std::vector<int> ranks; // world ranks above the threshold
+  int worst_rank = -1;
+  double worst_time = 0, median = 0;
+  double excess = 0; // sum over ranks of (time - median)
+};
+
+struct PathStep {
+  VertexId vertex = kNoVertex;
+  int rank = -1;
+  double time = 0; // exclusive time on that rank
+  double wait = 0; // for crossings: the wait of the edge taken
+  std::string via; // start | prev | parent | control | p2p | collective | rma
+  bool problematic = false;
+};
+
+struct CounterEvidence {
+  std::string counter;
+  double culprit = 0, median = 0; // on the culprit rank, median over ranks
+};
+
+struct RootCause {
+  VertexId vertex = kNoVertex;
+  int culprit_rank = -1;
+  std::vector<int> ranks; // ranks where it is problematic
+  double cost_seconds = 0, score = 0;
+  bool abnormal = false, non_scalable = false;
+  std::vector<PathStep> path; // the first path that reached it, start first
+  std::vector<CounterEvidence> evidence;
+  double culprit_time = 0, median_time = 0;
+};
+
+struct DetectResult {
+  size_t backtrack_run = 0; // index of the run backtracking walked (the largest)
+  double program_slope = 0, expected_slope = 0;
+  bool program_slope_ok = false;
+  std::vector<NonScalableVertex> non_scalable;
+  std::vector<AbnormalVertex> abnormal;     // all runs, largest excess first
+  std::vector<RootCause> root_causes;       // largest cost first
+  std::vector<std::vector<PathStep>> paths; // every backtracking path
+  std::vector<std::string> warnings;
+};
+
+// RUNS must share PSG (their vertex ids come from it). Throws Error when RUNS
+// is empty.
+DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOptions &opts);
+
+// The backtracking walk alone (Algorithm 1), from (START, RANK) in RUN.
+// IS_PROBLEMATIC(vertex, rank) marks steps; exposed for tests.
+std::vector<PathStep> Backtrack(const Psg &psg, const Run &run, VertexId start, int rank,
+                                const DetectOptions &opts,
+                                const std::function<bool(VertexId, int)> &is_problematic);
+
+const char *ToString(MergeStrategy m);
+const char *ToString(ScalingMode m);
+
+} // namespace scalana

@@ -1,0 +1,87 @@
+#include "detect/load.h"
+
+#include "scalana/elf_section.h"
+#include "scalana/psg_format.h"
+
+#include <sys/stat.h>
+
+namespace scalana {
+
+void CheckSamePsg(const std::vector<Profile> &profiles, const std::vector<std::string> &labels) {
+  for (size_t i = 1; i < profiles.size(); ++i) {
+    if (profiles[i].meta.psg_id == profiles[0].meta.psg_id)
+      continue;
+    throw Error(labels[i] + ": profiled binary has PSG " + profiles[i].meta.psg_id + " but " +
+                labels[0] + " has PSG " + profiles[0].meta.psg_id +
+                "; these runs come from different programs or builds. Profile every run with "
+                "the same binary");
+  }
+}
+
+void CheckProfileMatchesBinary(const Profile &profile, const std::string &label,
+                               const std::string &binary, const std::string &binary_build_id,
+                               const std::string &binary_psg_id) {
+  if (!profile.meta.build_id.empty() && !binary_build_id.empty() &&
+      profile.meta.build_id != binary_build_id)
+    throw Error(label + ": run was made with build " + profile.meta.build_id + " but " + binary +
+                " is build " + binary_build_id +
+                "; the binary was rebuilt after profiling. Pass the binary that was profiled "
+                "with --binary PATH, or profile again");
+  if (!profile.meta.psg_id.empty() && profile.meta.psg_id != binary_psg_id)
+    throw Error(label + ": run was made with PSG " + profile.meta.psg_id + " but " + binary +
+                " holds PSG " + binary_psg_id +
+                "; the binary was rebuilt after profiling. Pass the binary that was profiled "
+                "with --binary PATH, or profile again");
+}
+
+LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
+                    const ProgressFn &progress) {
+  if (run_dirs.empty())
+    throw Error("scalana detect: no run directories given; usage: scalana detect RUN_DIR...");
+  std::vector<Profile> profiles;
+  for (const std::string &dir : run_dirs) {
+    struct stat st;
+    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+      throw Error(dir + ": not a readable directory; give the run directories written by "
+                        "'scalana prof -o DIR'");
+    if (progress)
+      progress("reading " + dir);
+    profiles.push_back(ReadProfile(dir)); // throws Error naming the file
+  }
+  CheckSamePsg(profiles, run_dirs);
+
+  LoadedRuns out;
+  out.binary = opts.binary.empty() ? profiles[0].meta.binary : opts.binary;
+  if (out.binary.empty())
+    throw Error(run_dirs[0] + ": profile does not name its binary; pass it with --binary PATH");
+  struct stat st;
+  if (stat(out.binary.c_str(), &st) != 0)
+    throw Error(out.binary + (opts.binary.empty()
+                                  ? ": the profiled binary no longer exists (recorded in " +
+                                        run_dirs[0] + "); if it moved, pass --binary PATH"
+                                  : ": no such file (given with --binary)"));
+  std::string elf_error;
+  auto elf = ReadElf(out.binary, kPsgSection, &elf_error);
+  if (!elf)
+    throw Error(elf_error);
+  if (progress)
+    progress("loading the PSG of " + out.binary);
+  PsgOptions po;
+  po.max_loop_depth = opts.max_loop_depth;
+  out.psg = Psg::LoadFromBinary(out.binary, po);
+  for (size_t i = 0; i < profiles.size(); ++i)
+    CheckProfileMatchesBinary(profiles[i], run_dirs[i], out.binary, elf->build_id,
+                              out.psg.psg_id());
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (progress)
+      progress("building the PPG of " + run_dirs[i]);
+    out.runs.push_back(BuildRun(out.psg, profiles[i], run_dirs[i], progress));
+    std::vector<RankData>().swap(profiles[i].ranks); // free the rows as soon as they are folded in
+    if (!profiles[i].meta.complete)
+      out.warnings.push_back(run_dirs[i] +
+                             ": run ended before MPI_Finalize (per-rank fallback files)");
+  }
+  return out;
+}
+
+} // namespace scalana

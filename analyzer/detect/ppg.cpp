@@ -1,0 +1,265 @@
+#include "detect/ppg.h"
+
+#include <algorithm>
+#include <tuple>
+
+namespace scalana {
+
+double ExclusiveTime(const Psg &psg, const VertexSeries &s, int slot) {
+  double cpu = s.cpu.empty() ? 0.0 : s.cpu[slot];
+  double mpi = s.mpi.empty() ? 0.0 : s.mpi[slot];
+  if (psg.vertex(s.vertex).kind == VertexKind::Mpi)
+    return std::max(cpu, mpi);
+  return cpu + mpi;
+}
+
+double InclusiveTime(const VertexSeries &s, int slot) { return s.incl.empty() ? 0 : s.incl[slot]; }
+
+namespace {
+
+// Preference among several vertices carrying rows for the same message: the
+// call that starts the transfer (Send/Isend/Recv/Irecv) says when the data was
+// ready or the receive was posted; the Wait that completed it says less.
+int InitiatorRank(const Psg &psg, VertexId v) {
+  MpiClass c = psg.vertex(v).mpi_class;
+  if (c == MpiClass::P2PBlocking || c == MpiClass::P2PNonBlocking)
+    return 0;
+  if (c == MpiClass::Completion)
+    return 2;
+  return 1;
+}
+
+struct P2PKey {
+  int32_t rank, peer, tag;
+  uint32_t comm;
+  uint8_t kind;
+  int pref;
+  VertexId vertex;
+  auto tie() const { return std::tie(rank, peer, tag, comm, kind, pref, vertex); }
+  bool operator<(const P2PKey &o) const { return tie() < o.tie(); }
+};
+
+} // namespace
+
+Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
+             const ProgressFn &progress) {
+  Run run;
+  run.label = label;
+  run.meta = profile.meta;
+  run.comms = profile.comms;
+  int max_rank = -1;
+  for (const RankData &rd : profile.ranks)
+    max_rank = std::max(max_rank, rd.rank);
+  run.world_size = std::max(profile.meta.world_size, max_rank + 1);
+  if (profile.meta.world_size > 0 && max_rank + 1 > profile.meta.world_size)
+    run.warnings.push_back(label + ": profile holds rank " + std::to_string(max_rank) +
+                           " but world_size is " + std::to_string(profile.meta.world_size));
+  run.slot_of_rank.assign(run.world_size, -1);
+  std::vector<size_t> rank_index; // slot -> index into profile.ranks
+  for (size_t i = 0; i < profile.ranks.size(); ++i) {
+    int r = profile.ranks[i].rank;
+    if (r < 0)
+      continue;
+    if (run.slot_of_rank[r] >= 0) {
+      run.warnings.push_back(label + ": rank " + std::to_string(r) +
+                             " appears twice in the profile; keeping the first");
+      continue;
+    }
+    run.slot_of_rank[r] = 0;
+  }
+  for (int r = 0; r < run.world_size; ++r) {
+    if (run.slot_of_rank[r] < 0) {
+      run.missing_ranks.push_back(r);
+      continue;
+    }
+    run.slot_of_rank[r] = int32_t(run.ranks.size());
+    run.ranks.push_back(r);
+  }
+  rank_index.assign(run.ranks.size(), SIZE_MAX);
+  for (size_t i = 0; i < profile.ranks.size(); ++i) {
+    int r = profile.ranks[i].rank;
+    if (r < 0)
+      continue;
+    int slot = run.slot_of_rank[r];
+    if (rank_index[slot] == SIZE_MAX)
+      rank_index[slot] = i;
+  }
+  const int nslots = run.nslots();
+
+  // 1. Contexts -> contracted vertices. Each distinct context is resolved once.
+  run.contexts = profile.contexts.size();
+  std::vector<VertexId> ctx_vertex(profile.contexts.size(), kNoVertex);
+  for (size_t i = 0; i < profile.contexts.size(); ++i) {
+    ctx_vertex[i] = psg.Resolve(profile.contexts[i]);
+    if (ctx_vertex[i] == kNoVertex)
+      ++run.unresolved_contexts;
+    if (progress && (i + 1) % 4096 == 0)
+      progress(label + ": resolved " + std::to_string(i + 1) + "/" +
+               std::to_string(profile.contexts.size()) + " contexts");
+  }
+  auto vertex_of = [&](uint32_t ctx) -> VertexId {
+    return ctx < ctx_vertex.size() ? ctx_vertex[ctx] : kNoVertex;
+  };
+
+  const double hz = profile.meta.sampling.hz;
+  const size_t ncounters = profile.meta.sampling.counters.size();
+  auto slot_for = [&](VertexId v) -> VertexSeries & {
+    if (size_t(v) >= run.slot_of_vertex.size())
+      run.slot_of_vertex.resize(v + 1, -1);
+    if (run.slot_of_vertex[v] < 0) {
+      run.slot_of_vertex[v] = int32_t(run.series.size());
+      run.series.emplace_back();
+      run.series.back().vertex = v;
+    }
+    return run.series[run.slot_of_vertex[v]];
+  };
+  run.slot_of_vertex.assign(psg.vertices().size(), -1);
+
+  // 2. Per-vertex arrays over ranks.
+  for (int slot = 0; slot < nslots; ++slot) {
+    if (rank_index[slot] == SIZE_MAX)
+      continue;
+    const RankData &rd = profile.ranks[rank_index[slot]];
+    for (const VertexRow &row : rd.vertices) {
+      VertexId v = vertex_of(row.ctx);
+      double secs = hz > 0 ? double(row.samples) / hz : row.cpu_seconds;
+      if (v == kNoVertex) {
+        ++run.unresolved_rows;
+        run.unresolved_seconds += secs;
+        continue;
+      }
+      VertexSeries &s = slot_for(v);
+      s.own_data = true;
+      if (s.cpu.empty())
+        s.cpu.assign(nslots, 0.f);
+      s.cpu[slot] += float(secs);
+      if (ncounters && !row.counters.empty()) {
+        if (s.counters.empty())
+          s.counters.assign(size_t(nslots) * ncounters, 0.f);
+        for (size_t c = 0; c < ncounters && c < row.counters.size(); ++c)
+          s.counters[slot * ncounters + c] += float(row.counters[c]);
+      }
+    }
+    for (const MpiRow &row : rd.mpi) {
+      VertexId v = vertex_of(row.ctx);
+      if (v == kNoVertex) {
+        ++run.unresolved_rows;
+        run.unresolved_seconds += row.seconds;
+        continue;
+      }
+      VertexSeries &s = slot_for(v);
+      s.own_data = true;
+      if (s.mpi.empty()) {
+        s.mpi.assign(nslots, 0.f);
+        s.calls.assign(nslots, 0);
+      }
+      s.mpi[slot] += float(row.seconds);
+      s.calls[slot] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[slot]));
+    }
+    if (progress && (slot + 1) % 8192 == 0)
+      progress(label + ": loaded " + std::to_string(slot + 1) + "/" + std::to_string(nslots) +
+               " ranks");
+  }
+
+  // 3. Inclusive time: every ancestor of a vertex with data gets a series too.
+  size_t own_count = run.series.size();
+  for (size_t i = 0; i < own_count; ++i) {
+    VertexId p = psg.vertex(run.series[i].vertex).parent;
+    while (p != kNoVertex) {
+      bool had = size_t(p) < run.slot_of_vertex.size() && run.slot_of_vertex[p] >= 0;
+      slot_for(p);
+      if (had)
+        break; // its ancestors were added when it was
+      p = psg.vertex(p).parent;
+    }
+  }
+  for (VertexSeries &s : run.series)
+    s.incl.assign(nslots, 0.f);
+  for (size_t i = 0; i < own_count; ++i) {
+    for (int slot = 0; slot < nslots; ++slot) {
+      float t = float(ExclusiveTime(psg, run.series[i], slot));
+      if (t == 0)
+        continue;
+      for (VertexId v = run.series[i].vertex; v != kNoVertex; v = psg.vertex(v).parent)
+        run.series[run.slot_of_vertex[v]].incl[slot] += t;
+    }
+  }
+  // Total per rank: every top-level vertex (main, and the roots of thread
+  // start routines that Resolve adds beside it).
+  run.rank_total.assign(nslots, 0.f);
+  for (const VertexSeries &s : run.series)
+    if (psg.vertex(s.vertex).parent == kNoVertex)
+      for (int slot = 0; slot < nslots; ++slot)
+        run.rank_total[slot] += s.incl[slot];
+  for (float t : run.rank_total)
+    run.total_time = std::max(run.total_time, double(t));
+
+  // 4. Dependence edges. p2p rows are matched to the opposite rows on the peer.
+  std::vector<P2PKey> p2p;
+  for (int slot = 0; slot < nslots; ++slot) {
+    if (rank_index[slot] == SIZE_MAX)
+      continue;
+    for (const DepRow &row : profile.ranks[rank_index[slot]].deps) {
+      VertexId v = vertex_of(row.ctx);
+      if (v == kNoVertex || (row.kind != DepKind::Send && row.kind != DepKind::Recv))
+        continue;
+      p2p.push_back({run.ranks[slot], row.peer, row.tag, row.comm, uint8_t(row.kind),
+                     InitiatorRank(psg, v), v});
+    }
+  }
+  std::sort(p2p.begin(), p2p.end());
+  for (int slot = 0; slot < nslots; ++slot) {
+    if (rank_index[slot] == SIZE_MAX)
+      continue;
+    const int rank = run.ranks[slot];
+    for (const DepRow &row : profile.ranks[rank_index[slot]].deps) {
+      ++run.dep_rows;
+      VertexId v = vertex_of(row.ctx);
+      if (v == kNoVertex) {
+        ++run.unresolved_rows;
+        continue;
+      }
+      DepEdge e;
+      e.rank = rank;
+      e.kind = row.kind;
+      e.comm = row.comm;
+      e.tag = row.tag;
+      e.wait = float(row.wait_seconds);
+      e.peer_rank = row.kind == DepKind::Coll ? -1 : row.peer;
+      if (row.kind == DepKind::Send || row.kind == DepKind::Recv) {
+        uint8_t want = uint8_t(row.kind == DepKind::Send ? DepKind::Recv : DepKind::Send);
+        P2PKey lo{row.peer, rank, row.tag, row.comm, want, INT32_MIN, INT32_MIN};
+        auto it = std::lower_bound(p2p.begin(), p2p.end(), lo);
+        if (it != p2p.end() && it->rank == row.peer && it->peer == rank && it->tag == row.tag &&
+            it->comm == row.comm && it->kind == want)
+          e.peer_vertex = it->vertex;
+        else
+          ++run.unmatched_p2p;
+      } else if (row.kind == DepKind::Rma) {
+        e.peer_vertex = v; // SPMD: the target runs the same synchronisation vertex
+      }
+      slot_for(v).edges.push_back(e);
+    }
+  }
+  if (!run.missing_ranks.empty()) {
+    std::string list;
+    for (size_t i = 0; i < run.missing_ranks.size() && i < 20; ++i)
+      list += (i ? "," : "") + std::to_string(run.missing_ranks[i]);
+    if (run.missing_ranks.size() > 20)
+      list += ",...";
+    run.warnings.push_back(label + ": " + std::to_string(run.missing_ranks.size()) + " of " +
+                           std::to_string(run.world_size) + " ranks missing from the profile (" +
+                           list + "); analysing the " + std::to_string(nslots) + " present");
+  }
+  if (run.unresolved_contexts)
+    run.warnings.push_back(label + ": " + std::to_string(run.unresolved_contexts) + " of " +
+                           std::to_string(run.contexts) +
+                           " contexts do not fit the binary's PSG (" +
+                           std::to_string(run.unresolved_rows) + " rows ignored)");
+  if (run.unmatched_p2p)
+    run.warnings.push_back(label + ": " + std::to_string(run.unmatched_p2p) +
+                           " point-to-point rows have no matching row on the peer rank");
+  return run;
+}
+
+} // namespace scalana

@@ -1,0 +1,85 @@
+// The Program Performance Graph of one run, kept implicit: the PSG is shared
+// by every rank, so the PPG is only per-vertex arrays over ranks (for the
+// vertices that have data) plus per-vertex lists of inter-process dependence
+// edges. Memory is linear in ranks x vertices-with-data; there is never one
+// object per (vertex, rank).
+#pragma once
+
+#include "psg/psg.h"
+#include "scalana/profile.h"
+
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+namespace scalana {
+
+// One inter-process dependence edge, stored on the vertex that carries the row.
+// p2p and rma: peer_vertex is the matching vertex on peer_rank (kNoVertex when
+// nothing matched there). Collectives: peer_rank = -1 and the members are
+// Run::comms[comm]; edges to every member are implicit (never n^2 objects).
+struct DepEdge {
+  int32_t rank = 0;       // world rank that recorded the row
+  int32_t peer_rank = -1; // world rank on the other side (-1: collective)
+  VertexId peer_vertex = kNoVertex;
+  float wait = 0; // seconds the call (or its completion) was blocked
+  DepKind kind = DepKind::Send;
+  uint32_t comm = 0;
+  int32_t tag = 0;
+};
+
+// Per-vertex data over the ranks present in the run (index = rank slot).
+struct VertexSeries {
+  VertexId vertex = kNoVertex;
+  bool own_data = false;       // has rows of its own (not only an ancestor)
+  std::vector<float> cpu;      // exclusive CPU seconds (samples / rate); empty if none
+  std::vector<float> mpi;      // MPI wall seconds; empty if none
+  std::vector<uint32_t> calls; // MPI calls; empty if none
+  std::vector<float> incl;     // inclusive time (self + descendants)
+  std::vector<float> counters; // [slot * ncounters + c]; empty if none
+  std::vector<DepEdge> edges;  // sorted by rank
+};
+
+struct Run {
+  std::string label; // run directory as given
+  ProfileMeta meta;
+  int world_size = 0;
+  std::vector<int> ranks;            // world rank of each slot, ascending
+  std::vector<int32_t> slot_of_rank; // world rank -> slot, -1 when the rank is missing
+  std::vector<int> missing_ranks;
+  std::vector<std::vector<int>> comms;
+  std::vector<VertexSeries> series;
+  std::vector<int32_t> slot_of_vertex; // VertexId -> index into series, -1: no data
+  std::vector<float> rank_total;       // inclusive time of the root per slot
+  double total_time = 0;               // max over ranks of rank_total
+  uint64_t contexts = 0, unresolved_contexts = 0, unresolved_rows = 0;
+  double unresolved_seconds = 0;
+  uint64_t dep_rows = 0, unmatched_p2p = 0;
+  std::vector<std::string> warnings;
+
+  int nslots() const { return int(ranks.size()); }
+  const VertexSeries *Find(VertexId v) const {
+    if (v < 0 || size_t(v) >= slot_of_vertex.size() || slot_of_vertex[v] < 0)
+      return nullptr;
+    return &series[slot_of_vertex[v]];
+  }
+  int SlotOf(int world_rank) const {
+    return world_rank >= 0 && world_rank < int(slot_of_rank.size()) ? slot_of_rank[world_rank] : -1;
+  }
+};
+
+// The time a vertex costs on a rank slot: exclusive CPU time, plus MPI wall time.
+// MPI vertices take the larger of the two instead: Open MPI spins while it
+// waits, so samples inside MPI calls overlap their wall time.
+double ExclusiveTime(const Psg &psg, const VertexSeries &s, int slot);
+double InclusiveTime(const VertexSeries &s, int slot);
+
+using ProgressFn = std::function<void(const std::string &)>;
+
+// Resolves every context of PROFILE through PSG (expanding it as needed) and
+// builds the run's PPG. Does not check identities (see LoadRuns).
+Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
+             const ProgressFn &progress = {});
+
+} // namespace scalana

@@ -1,0 +1,33 @@
+// Report sinks for detection results: text for people, JSON for machines,
+// one self-contained HTML page for browsing.
+#pragma once
+
+#include "detect/detect.h"
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace scalana {
+
+struct ReportInput {
+  const Psg &psg;
+  const std::vector<Run> &runs;
+  const DetectResult &result;
+  const DetectOptions &options;
+  std::string binary;
+  // Where relative source paths are looked up, in order (besides the cwd).
+  std::vector<std::string> source_dirs;
+};
+
+void WriteTextReport(const ReportInput &in, std::ostream &out);
+void WriteJsonReport(const ReportInput &in, std::ostream &out);
+void WriteHtmlReport(const ReportInput &in, std::ostream &out);
+
+// Lines [line - context, line + context] of FILE, each "NNN| text", or an
+// empty vector when the file cannot be read (*found set to false).
+std::vector<std::string> SourceSnippet(const std::string &file, uint32_t line, int context,
+                                       const std::vector<std::string> &dirs, bool *found,
+                                       std::string *resolved = nullptr);
+
+} // namespace scalana

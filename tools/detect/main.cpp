@@ -1,0 +1,108 @@
+// `scalana detect RUN_DIR...`: builds the PPG of each run, finds non-scalable
+// and abnormal vertices, backtracks to root causes and writes a report.
+#include "detect/detect.h"
+#include "detect/load.h"
+#include "detect/report.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <unistd.h>
+
+using namespace scalana;
+
+int main(int argc, char **argv) {
+  CLI::App app{"Find the root causes of scaling loss from runs of one program at several "
+               "scales (directories written by 'scalana prof -o DIR')."};
+  app.name("scalana detect");
+  std::vector<std::string> run_dirs;
+  DetectOptions opts;
+  LoadOptions load;
+  std::string format = "text", output;
+  app.add_option("RUN_DIR", run_dirs, "run directories (two or more rank counts)")->required();
+  app.add_option("--abnorm-thd", opts.abnorm_thd,
+                 "a vertex is abnormal on a rank whose time exceeds this x the median over ranks")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  std::map<std::string, MergeStrategy> merges{{"max", MergeStrategy::Max},
+                                              {"mean", MergeStrategy::Mean},
+                                              {"median", MergeStrategy::Median},
+                                              {"cluster", MergeStrategy::Cluster}};
+  app.add_option("--merge", opts.merge, "merging of per-rank values before the scaling fit")
+      ->transform(CLI::CheckedTransformer(merges, CLI::ignore_case))
+      ->default_str("mean");
+  std::map<std::string, ScalingMode> scalings{
+      {"strong", ScalingMode::Strong}, {"weak", ScalingMode::Weak}, {"auto", ScalingMode::Auto}};
+  app.add_option("--scaling", opts.scaling,
+                 "expected slope: strong = -1, weak = 0, auto = the program's own slope")
+      ->transform(CLI::CheckedTransformer(scalings, CLI::ignore_case))
+      ->default_str("auto");
+  app.add_option("--top", opts.top, "how many root causes and non-scalable vertices to report")
+      ->capture_default_str();
+  app.add_option("--min-share", opts.min_share,
+                 "non-scalable vertices below this share of the total time are ignored")
+      ->capture_default_str();
+  app.add_option("--min-time", opts.min_time,
+                 "seconds below which a vertex's time is noise (default: 2 samples' worth)");
+  app.add_option("--min-wait", opts.min_wait,
+                 "seconds of waiting that make a dependence edge worth following")
+      ->capture_default_str();
+  app.add_option("--format", format, "report format")
+      ->check(CLI::IsMember({"text", "json", "html"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", output, "write the report here instead of stdout");
+  app.add_option("--binary", load.binary, "the profiled binary, when it has moved since profiling");
+  app.add_option("--max-loop-depth", load.max_loop_depth,
+                 "PSG contraction: loops nested deeper fold into their parent")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+
+  const bool tty = isatty(STDERR_FILENO);
+  ProgressFn progress;
+  if (tty)
+    progress = [](const std::string &msg) { std::fprintf(stderr, "\r\033[K%s", msg.c_str()); };
+  try {
+    LoadedRuns loaded = LoadRuns(run_dirs, load, progress);
+    if (tty)
+      std::fprintf(stderr, "\r\033[Kdetecting...");
+    DetectResult result = Detect(loaded.psg, loaded.runs, opts);
+    if (tty)
+      std::fprintf(stderr, "\r\033[K");
+    for (const std::string &w : loaded.warnings)
+      result.warnings.push_back(w);
+    for (const std::string &w : result.warnings)
+      std::fprintf(stderr, "scalana detect: warning: %s\n", w.c_str());
+    ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
+    std::string bin_dir = loaded.binary.substr(0, loaded.binary.rfind('/'));
+    if (loaded.binary.find('/') != std::string::npos)
+      in.source_dirs.push_back(bin_dir);
+    std::ofstream file;
+    if (!output.empty()) {
+      file.open(output);
+      if (!file)
+        throw Error(output + ": cannot write the report here; check -o");
+    }
+    std::ostream &out = output.empty() ? std::cout : file;
+    if (format == "json")
+      WriteJsonReport(in, out);
+    else if (format == "html")
+      WriteHtmlReport(in, out);
+    else
+      WriteTextReport(in, out);
+    out.flush();
+    if (!out)
+      throw Error((output.empty() ? "stdout" : output) + ": write failed");
+  } catch (const Error &e) {
+    if (tty)
+      std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "scalana detect: error: %s\n", e.what());
+    return 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "scalana detect: internal error: %s\n", e.what());
+    return 2;
+  }
+  return 0;
+}
