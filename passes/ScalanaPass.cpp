@@ -1,0 +1,280 @@
+// The ScalAna pass plugin: builds each function's local PSG, embeds the
+// module's record in section `scalana_psg`, and instruments the code to keep
+// `__scalana_ctx` (include/scalana/context.h) up to date.
+//
+// Registered at the pipeline-start extension point, so it sees the code as
+// the front end emitted it (before inlining and loop transformations) and the
+// structure is the same at every -O level.
+#include "ScalanaPsg.h"
+
+#include "scalana/context.h"
+#include "scalana/ids.h"
+
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+#include "llvm/IR/PassManager.h"
+#include "llvm/Passes/PassBuilder.h"
+#include "llvm/Passes/PassPlugin.h"
+#include "llvm/Support/FileSystem.h"
+#include "llvm/Support/raw_ostream.h"
+#include "llvm/TargetParser/Triple.h"
+#include "llvm/Transforms/Utils/BasicBlockUtils.h"
+#include "llvm/Transforms/Utils/ModuleUtils.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+
+using namespace llvm;
+
+namespace scalana {
+namespace {
+
+// Every environment variable the pass reads.
+struct EnvVarSpec {
+  const char *name, *type, *default_value, *help;
+};
+constexpr EnvVarSpec kPassEnvironment[] = {
+    {"SCALANA_PSG_DUMP", "path", "(unset)",
+     "also append each module's PSG record, one function and one vertex per line, to this "
+     "file ('-' = standard output); for tests and debugging"},
+};
+
+const char *EnvValue(const char *name) {
+  for (const EnvVarSpec &v : kPassEnvironment)
+    if (!std::strcmp(v.name, name))
+      return std::getenv(name);
+  return nullptr; // not declared: never read
+}
+
+constexpr const char *kRecordGlobal = "__scalana_psg_record";
+
+class ScalanaPass : public PassInfoMixin<ScalanaPass> {
+public:
+  explicit ScalanaPass(int opt_level) : opt_level_(opt_level) {}
+  static bool isRequired() { return true; } // also for optnone functions at -O0
+
+  PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
+    // The pass may be scheduled twice (plugin given twice, LTO): one record.
+    if (m.getNamedGlobal(kRecordGlobal))
+      return PreservedAnalyses::all();
+    TargetLibraryInfoImpl tlii{Triple(m.getTargetTriple())};
+    std::vector<FunctionPsg> psgs;
+    std::vector<Function *> fns;
+    {
+      // TargetLibraryInfo is built per function; the classifier only uses
+      // name and prototype recognition, which is the same for all.
+      Function *any = nullptr;
+      for (Function &f : m)
+        if (!f.isDeclaration())
+          any = &f;
+      if (!any)
+        return PreservedAnalyses::all();
+      TargetLibraryInfo tli(tlii, any);
+      CallClassifier classifier(m, tli);
+      for (Function &f : m) {
+        if (f.isDeclaration() || f.hasAvailableExternallyLinkage() ||
+            f.hasFnAttribute(Attribute::Naked))
+          continue;
+        if (classifier.IsLibraryDefinition(f))
+          continue;
+        psgs.push_back(BuildFunctionPsg(f, classifier));
+        fns.push_back(&f);
+      }
+    }
+    if (psgs.empty())
+      return PreservedAnalyses::all();
+    GlobalVariable *ctx = ContextGlobal(m);
+    for (size_t i = 0; i < psgs.size(); ++i)
+      Instrument(*fns[i], psgs[i], ctx);
+    EmbedRecord(m, ModuleRecordJson(m, psgs, opt_level_, false));
+    if (const char *dump = EnvValue("SCALANA_PSG_DUMP"); dump && *dump)
+      Dump(dump, ModuleRecordJson(m, psgs, opt_level_, true));
+    return PreservedAnalyses::none();
+  }
+
+private:
+  // linkonce_odr + comdat: every instrumented object defines it and the
+  // linker keeps one; default visibility so the wrapper can export it.
+  static GlobalVariable *ContextGlobal(Module &m) {
+    LLVMContext &c = m.getContext();
+    StructType *type = StructType::getTypeByName(c, "struct.ScalanaThreadContext");
+    if (!type)
+      type = StructType::create(c,
+                                {Type::getInt64Ty(c), Type::getInt32Ty(c), Type::getInt32Ty(c),
+                                 ArrayType::get(Type::getInt64Ty(c), SCALANA_CTX_STACK_CAP)},
+                                "struct.ScalanaThreadContext");
+    if (GlobalVariable *g = m.getNamedGlobal(SCALANA_CTX_SYMBOL))
+      return g;
+    auto *g = new GlobalVariable(m, type, false, GlobalValue::LinkOnceODRLinkage,
+                                 Constant::getNullValue(type), SCALANA_CTX_SYMBOL, nullptr,
+                                 GlobalValue::GeneralDynamicTLSModel);
+    g->setAlignment(Align(8));
+    g->setComdat(m.getOrInsertComdat(SCALANA_CTX_SYMBOL));
+    return g;
+  }
+
+  static void EmbedRecord(Module &m, const std::string &json) {
+    Constant *bytes = ConstantDataArray::getString(m.getContext(), json, /*AddNull=*/true);
+    auto *g = new GlobalVariable(m, bytes->getType(), true, GlobalValue::PrivateLinkage, bytes,
+                                 kRecordGlobal);
+    g->setSection("scalana_psg");
+    g->setAlignment(Align(1)); // records concatenate without padding
+    appendToUsed(m, {g});      // survives -O2 and --gc-sections
+  }
+
+  static void Dump(const char *path, const std::string &json) {
+    if (!std::strcmp(path, "-")) {
+      outs() << json;
+      outs().flush();
+      return;
+    }
+    std::error_code ec;
+    raw_fd_ostream os(path, ec, sys::fs::OF_Append | sys::fs::OF_Text);
+    if (ec) {
+      errs() << "scalana: cannot write SCALANA_PSG_DUMP file " << path << ": " << ec.message()
+             << "\n";
+      return;
+    }
+    os << json;
+  }
+
+  // Stores of the protocol in include/scalana/context.h. The call-site depth
+  // is read once at function entry: every callee restores it, and using the
+  // entry value also repairs it after an exception or longjmp into this frame.
+  void Instrument(Function &f, const FunctionPsg &psg, GlobalVariable *ctx) {
+    LLVMContext &c = f.getContext();
+    Type *i64 = Type::getInt64Ty(c), *i32 = Type::getInt32Ty(c);
+    auto id = [&](uint32_t local) {
+      return ConstantInt::get(i64, scalana_vertex_id(psg.hash, local));
+    };
+    const InstrumentationPlan &plan = psg.plan;
+    // Snapshot the CFG before splitting edges changes it.
+    std::vector<std::pair<BasicBlock *, std::vector<BasicBlock *>>> cfg;
+    for (BasicBlock &bb : f)
+      if (plan.block_vertex.count(&bb))
+        cfg.push_back({&bb, {succ_begin(&bb), succ_end(&bb)}});
+
+    BasicBlock &entry = f.getEntryBlock();
+    IRBuilder<> b(&entry, entry.getFirstInsertionPt());
+    // Skip the entry allocas so they stay together at the top.
+    while (isa<AllocaInst>(&*b.GetInsertPoint()))
+      b.SetInsertPoint(b.GetInsertPoint()->getNextNode());
+    Value *ctx_addr = b.CreateThreadLocalAddress(ctx);
+    Value *vertex_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 0, "scalana.vertex");
+    Value *depth_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 1, "scalana.depth");
+    Value *stack_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 3, "scalana.sites");
+    b.CreateStore(id(0), vertex_ptr, /*isVolatile=*/true);
+    // The call-site stack is touched only by user calls and landing pads.
+    bool needs_depth =
+        std::any_of(plan.sites.begin(), plan.sites.end(), [](const auto &s) { return !s.is_mpi; });
+    for (auto &[bb, succs] : cfg)
+      needs_depth |= bb->isLandingPad();
+    Value *depth = nullptr, *depth_next = nullptr, *slot_ptr = nullptr;
+    if (needs_depth) {
+      depth = b.CreateLoad(i32, depth_ptr, /*isVolatile=*/true, "scalana.d");
+      depth_next = b.CreateAdd(depth, ConstantInt::get(i32, 1));
+      Value *slot =
+          b.CreateZExt(b.CreateAnd(depth, ConstantInt::get(i32, SCALANA_CTX_STACK_CAP - 1)), i64);
+      slot_ptr = b.CreateInBoundsGEP(ArrayType::get(i64, SCALANA_CTX_STACK_CAP), stack_ptr,
+                                     {ConstantInt::get(i64, 0), slot}, "scalana.slot");
+    }
+
+    // Region changes along CFG edges: entering a loop or branch arm, and
+    // leaving it. Stores go where they run once per edge traversal, never in
+    // a block that also runs on a path with no change (no per-iteration
+    // store in a loop without structural children).
+    SmallPtrSet<BasicBlock *, 16> stored_at_start;
+    for (auto &[from, succs] : cfg) {
+      uint32_t v_from = plan.block_vertex.lookup(from);
+      for (BasicBlock *to : succs) {
+        auto it = plan.block_vertex.find(to);
+        if (it == plan.block_vertex.end() || it->second == v_from)
+          continue;
+        uint32_t v_to = it->second;
+        Instruction *at = nullptr;
+        if (to->isEHPad() || to->getSinglePredecessor() == from ||
+            std::all_of(pred_begin(to), pred_end(to), [&](BasicBlock *p) {
+              auto pi = plan.block_vertex.find(p);
+              return pi == plan.block_vertex.end() || pi->second != v_to;
+            })) {
+          if (!stored_at_start.insert(to).second)
+            continue;
+          if (to->getFirstNonPHI()->isEHPad() && !isa<LandingPadInst>(to->getFirstNonPHI()))
+            continue; // funclet pads (Windows EH): nothing can precede them
+          at = &*to->getFirstInsertionPt();
+        } else if (from->getTerminator()->getNumSuccessors() == 1) {
+          at = from->getTerminator();
+        } else if (isa<BranchInst>(from->getTerminator()) ||
+                   isa<SwitchInst>(from->getTerminator())) {
+          BasicBlock *mid = SplitEdge(from, to);
+          at = mid->getTerminator();
+        } else {
+          continue; // indirectbr/callbr edges cannot be split; rare
+        }
+        IRBuilder<> s(at);
+        s.CreateStore(id(v_to), vertex_ptr, true);
+      }
+    }
+    // Call and MPI sites.
+    for (const InstrumentationPlan::Site &site : plan.sites) {
+      CallBase *call = site.call;
+      uint32_t parent = plan.block_vertex.lookup(call->getParent());
+      IRBuilder<> before(call);
+      if (!site.is_mpi) {
+        before.CreateStore(id(site.vertex), slot_ptr, true);
+        before.CreateStore(depth_next, depth_ptr, true);
+      }
+      before.CreateStore(id(site.vertex), vertex_ptr, true);
+      auto restore = [&](IRBuilder<> &after) {
+        if (!site.is_mpi)
+          after.CreateStore(depth, depth_ptr, true);
+        after.CreateStore(id(parent), vertex_ptr, true);
+      };
+      if (auto *inv = dyn_cast<InvokeInst>(call)) {
+        BasicBlock *normal = inv->getNormalDest();
+        if (!normal->getSinglePredecessor())
+          normal = SplitEdge(inv->getParent(), normal);
+        IRBuilder<> after(normal, normal->getFirstInsertionPt());
+        restore(after);
+      } else if (auto *ci = dyn_cast<CallInst>(call); ci && !ci->isMustTailCall()) {
+        IRBuilder<> after(call->getNextNode());
+        restore(after);
+      }
+    }
+
+    // Landing pads: an exception skipped the callee's restores.
+    for (auto &[bb, succs] : cfg) {
+      (void)succs;
+      if (!bb->isLandingPad())
+        continue;
+      IRBuilder<> s(&*bb->getFirstInsertionPt());
+      s.CreateStore(depth, depth_ptr, true);
+      s.CreateStore(id(plan.block_vertex.lookup(bb)), vertex_ptr, true);
+    }
+  }
+
+  int opt_level_;
+};
+
+} // namespace
+} // namespace scalana
+
+extern "C" LLVM_ATTRIBUTE_WEAK LLVM_ATTRIBUTE_VISIBILITY_DEFAULT PassPluginLibraryInfo
+llvmGetPassPluginInfo() {
+  return {LLVM_PLUGIN_API_VERSION, "ScalanaPass", "0.1", [](PassBuilder &pb) {
+            pb.registerPipelineStartEPCallback([](ModulePassManager &mpm, OptimizationLevel level) {
+              mpm.addPass(scalana::ScalanaPass(static_cast<int>(level.getSpeedupLevel())));
+            });
+            // `opt -load-pass-plugin ScalanaPass.so -passes=scalana-psg`
+            pb.registerPipelineParsingCallback(
+                [](StringRef name, ModulePassManager &mpm, ArrayRef<PassBuilder::PipelineElement>) {
+                  if (name != "scalana-psg")
+                    return false;
+                  mpm.addPass(scalana::ScalanaPass(0));
+                  return true;
+                });
+          }};
+}

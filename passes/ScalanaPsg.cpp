@@ -1,0 +1,867 @@
+// Local PSG construction: loops from LoopInfo, branches from the CFG and a
+// post-dominator tree over the blocks that can return, call and MPI vertices
+// from call sites, all ordered by a loop-aware reverse post-order.
+#include "ScalanaPsg.h"
+
+#include "MpiNames.h"
+#include "scalana/ids.h"
+
+#include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/StringSet.h"
+#include "llvm/Analysis/LoopInfo.h"
+#include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/BinaryFormat/Dwarf.h"
+#include "llvm/Demangle/Demangle.h"
+#include "llvm/IR/CFG.h"
+#include "llvm/IR/DebugInfoMetadata.h"
+#include "llvm/IR/Dominators.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
+#include "llvm/Support/JSON.h"
+#include "llvm/Support/raw_ostream.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <tuple>
+
+using namespace llvm;
+
+namespace scalana {
+namespace {
+
+// Library functions that TargetLibraryInfo does not know but that are plainly
+// not user code (Fig. 3's `rand()` must not become a call vertex).
+const StringSet<> &ExtraLibraryNames() {
+  static const StringSet<> names = {"rand",
+                                    "srand",
+                                    "rand_r",
+                                    "random",
+                                    "srandom",
+                                    "drand48",
+                                    "srand48",
+                                    "lrand48",
+                                    "erand48",
+                                    "nrand48",
+                                    "mrand48",
+                                    "jrand48",
+                                    "clock",
+                                    "time",
+                                    "gettimeofday",
+                                    "clock_gettime",
+                                    "clock_getres",
+                                    "usleep",
+                                    "sleep",
+                                    "nanosleep",
+                                    "exit",
+                                    "_exit",
+                                    "abort",
+                                    "atexit",
+                                    "getpid",
+                                    "getppid",
+                                    "gethostname",
+                                    "sysconf",
+                                    "mmap",
+                                    "munmap",
+                                    "open",
+                                    "close",
+                                    "read",
+                                    "write",
+                                    "lseek",
+                                    "posix_memalign",
+                                    "aligned_alloc",
+                                    "__errno_location",
+                                    "sched_yield",
+                                    "sched_getcpu",
+                                    "getrusage",
+                                    "times",
+                                    "signal",
+                                    "sigaction",
+                                    "raise",
+                                    "kill",
+                                    "setjmp",
+                                    "_setjmp",
+                                    "longjmp",
+                                    "_longjmp",
+                                    "sigsetjmp",
+                                    "siglongjmp",
+                                    "__sigsetjmp",
+                                    "strerror",
+                                    "perror",
+                                    "isatty",
+                                    "fileno",
+                                    "dlopen",
+                                    "dlsym",
+                                    "dlclose",
+                                    "getopt",
+                                    "getopt_long",
+                                    "memalign",
+                                    "pvalloc",
+                                    "valloc",
+                                    "__isoc99_sscanf",
+                                    "__isoc99_scanf",
+                                    "__isoc99_fscanf",
+                                    "localtime",
+                                    "gmtime",
+                                    "strftime",
+                                    "difftime",
+                                    "mktime",
+                                    "asctime",
+                                    "ctime",
+                                    "getcwd",
+                                    "__ctype_b_loc",
+                                    "__ctype_tolower_loc",
+                                    "__ctype_toupper_loc",
+                                    "sincos",
+                                    "sincosf",
+                                    "__sincos"};
+  return names;
+}
+
+// Name prefixes of runtime-support code emitted or called by compilers.
+constexpr const char *kLibraryPrefixes[] = {
+    "llvm.",      "__cxa_",    "_Unwind_",       "__kmpc_",     "omp_",           "__omp_",
+    "_gfortran_", "_Fortran",  "__assert",       "__stack_chk", "__gxx_",         "__clang_",
+    "__ubsan_",   "__asan_",   "__tsan_",        "__msan_",     "__sanitizer",    "__builtin_",
+    "pthread_",   "__scalana", "__cudaRegister", "__llvm_",     "__dynamic_cast", "__stdio_",
+    "__libc_",    "_ZdlPv",    "_ZdaPv",         "_Znwm",       "_Znam"};
+
+// Namespaces whose functions are library code even when their (inline,
+// template) bodies are in the module. `MPI::` holds the deprecated C++
+// bindings, which wrap the C functions.
+bool IsLibraryContext(StringRef context) {
+  for (StringRef ns : {"std", "__gnu_cxx", "__cxxabiv1", "MPI", "ompi_", "__pstl"})
+    if (context == ns || context.starts_with((ns + "::").str()))
+      return true;
+  return false;
+}
+
+struct DemangledName {
+  bool ok = false;
+  std::string context, base, full;
+};
+
+DemangledName Demangle(StringRef mangled) {
+  DemangledName d;
+  if (!mangled.starts_with("_Z"))
+    return d;
+  ItaniumPartialDemangler demangler;
+  std::string m = mangled.str();
+  if (demangler.partialDemangle(m.c_str()))
+    return d; // true means failure
+  auto take = [](char *buf) {
+    std::string s = buf ? buf : "";
+    std::free(buf);
+    return s;
+  };
+  size_t n = 0;
+  d.context = take(demangler.getFunctionDeclContextName(nullptr, &n));
+  n = 0;
+  d.base = take(demangler.getFunctionBaseName(nullptr, &n));
+  n = 0;
+  d.full = take(demangler.getFunctionName(nullptr, &n));
+  d.ok = !d.full.empty();
+  return d;
+}
+
+std::string LinkageName(const Function &f) {
+  if (f.hasLocalLinkage())
+    return "internal";
+  if (f.hasLinkOnceLinkage())
+    return "linkonce";
+  if (f.hasWeakLinkage() || f.hasCommonLinkage() || f.hasExternalWeakLinkage())
+    return "weak";
+  return "external";
+}
+
+// A location in the function's own code (not from an inlined callee).
+struct Loc {
+  const DILocation *di = nullptr;
+};
+
+const DILocation *OwnLocation(const Instruction &inst) {
+  const DILocation *loc = inst.getDebugLoc().get();
+  if (!loc || loc->getLine() == 0 || loc->getInlinedAt())
+    return nullptr;
+  return loc;
+}
+
+std::string FileOf(const DIScope *scope) {
+  if (!scope || !scope->getFile())
+    return "";
+  return scope->getFilename().str();
+}
+
+// Line range of a set of blocks, restricted to locations in `file`.
+struct LineRange {
+  uint32_t first = 0, last = 0;
+  void Add(uint32_t line) {
+    if (line == 0)
+      return;
+    if (first == 0 || line < first)
+      first = line;
+    if (line > last)
+      last = line;
+  }
+};
+
+// Post-dominators over the blocks that can reach a `ret`, by the
+// Cooper-Harvey-Kennedy iteration on the reverse CFG. Blocks that only lead
+// to `unreachable` or `resume` (error exits, exception paths) are ignored so
+// that `if (bad) exit(1);` or a throwing call does not make every later
+// block part of a branch arm.
+class ReturnPostDominators {
+public:
+  ReturnPostDominators(const std::vector<BasicBlock *> &blocks,
+                       const DenseMap<const BasicBlock *, unsigned> &index) {
+    const unsigned n = blocks.size();
+    const unsigned exit = n; // virtual exit node
+    live_.assign(n, false);
+    std::vector<unsigned> work;
+    for (unsigned i = 0; i < n; ++i)
+      if (isa<ReturnInst>(blocks[i]->getTerminator())) {
+        live_[i] = true;
+        work.push_back(i);
+      }
+    while (!work.empty()) {
+      unsigned b = work.back();
+      work.pop_back();
+      for (BasicBlock *p : predecessors(blocks[b])) {
+        unsigned pi = index.lookup(p);
+        if (!live_[pi]) {
+          live_[pi] = true;
+          work.push_back(pi);
+        }
+      }
+    }
+    // Post-order of the reverse graph from the virtual exit.
+    std::vector<unsigned> order; // post-order
+    std::vector<char> seen(n + 1, 0);
+    std::vector<std::pair<unsigned, std::vector<unsigned>>> stack;
+    auto reverse_succs = [&](unsigned v) {
+      std::vector<unsigned> out;
+      if (v == exit) {
+        for (unsigned i = 0; i < n; ++i)
+          if (isa<ReturnInst>(blocks[i]->getTerminator()))
+            out.push_back(i);
+      } else {
+        for (BasicBlock *p : predecessors(blocks[v])) {
+          unsigned pi = index.lookup(p);
+          if (live_[pi])
+            out.push_back(pi);
+        }
+      }
+      return out;
+    };
+    seen[exit] = 1;
+    stack.push_back({exit, reverse_succs(exit)});
+    while (!stack.empty()) {
+      auto &[v, succs] = stack.back();
+      if (!succs.empty()) {
+        unsigned s = succs.back();
+        succs.pop_back();
+        if (!seen[s]) {
+          seen[s] = 1;
+          stack.push_back({s, reverse_succs(s)});
+        }
+        continue;
+      }
+      order.push_back(v);
+      stack.pop_back();
+    }
+    std::vector<unsigned> po_number(n + 1, ~0u);
+    for (unsigned i = 0; i < order.size(); ++i)
+      po_number[order[i]] = i;
+    const unsigned undefined = ~0u;
+    idom_.assign(n + 1, undefined);
+    idom_[exit] = exit;
+    auto intersect = [&](unsigned a, unsigned b) {
+      while (a != b) {
+        while (po_number[a] < po_number[b])
+          a = idom_[a];
+        while (po_number[b] < po_number[a])
+          b = idom_[b];
+      }
+      return a;
+    };
+    bool changed = true;
+    while (changed) {
+      changed = false;
+      for (auto it = order.rbegin(); it != order.rend(); ++it) {
+        unsigned v = *it;
+        if (v == exit)
+          continue;
+        // Predecessors in the reverse graph are the CFG successors (or the
+        // virtual exit for return blocks).
+        unsigned new_idom = undefined;
+        auto consider = [&](unsigned p) {
+          if (idom_[p] == undefined)
+            return;
+          new_idom = new_idom == undefined ? p : intersect(p, new_idom);
+        };
+        if (isa<ReturnInst>(blocks[v]->getTerminator()))
+          consider(exit);
+        for (BasicBlock *s : successors(blocks[v])) {
+          unsigned si = index.lookup(s);
+          if (live_[si] && po_number[si] != ~0u)
+            consider(si);
+        }
+        if (new_idom != undefined && idom_[v] != new_idom) {
+          idom_[v] = new_idom;
+          changed = true;
+        }
+      }
+    }
+    exit_ = exit;
+  }
+
+  bool CanReturn(unsigned b) const { return live_[b]; }
+  // Immediate post-dominator, or -1 for none (the virtual exit, or a block
+  // that cannot return).
+  int ImmediatePostDominator(unsigned b) const {
+    if (!live_[b] || idom_[b] == ~0u || idom_[b] == exit_)
+      return -1;
+    return static_cast<int>(idom_[b]);
+  }
+
+private:
+  std::vector<bool> live_;
+  std::vector<unsigned> idom_;
+  unsigned exit_ = 0;
+};
+
+struct Item {
+  unsigned block;
+  unsigned position; // instruction index in the block
+  CallBase *call;
+  bool is_mpi;
+  std::string callee_key, op;
+  bool indirect = false;
+};
+
+// A structural region: the function, a loop or a branch.
+struct Region {
+  VertexKind kind;
+  unsigned head; // function: entry, loop: header, branch: the branching block
+  BitVector blocks;
+  std::vector<int8_t> arm_of_block; // branch: arm index per block, -1 outside
+  Loop *loop = nullptr;
+  unsigned nesting = 0; // number of other regions holding the head
+  size_t size = 0;
+  uint32_t vertex = 0;
+};
+
+} // namespace
+
+CallClassifier::CallClassifier(const Module &m, const TargetLibraryInfo &tli)
+    : module_(m), tli_(tli) {}
+
+std::string CallClassifier::FunctionKey(const Function &f) const {
+  if (f.hasLocalLinkage())
+    return module_.getSourceFileName() + ":" + f.getName().str();
+  return f.getName().str();
+}
+
+bool CallClassifier::IsLibraryDefinition(const Function &f) const {
+  StringRef name = f.getName();
+  if (MpiOperationOfSymbol(name))
+    return true; // a PMPI wrapper library, not the program
+  for (const char *p : kLibraryPrefixes)
+    if (name.starts_with(p))
+      return true;
+  DemangledName d = Demangle(name);
+  return d.ok && IsLibraryContext(d.context);
+}
+
+CallRole CallClassifier::Classify(const CallBase &call, std::string *callee_key,
+                                  std::string *mpi_op) const {
+  if (call.isInlineAsm())
+    return CallRole::Library;
+  const Function *f = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
+  if (!f) {
+    callee_key->clear();
+    return CallRole::User; // indirect
+  }
+  if (f->isIntrinsic())
+    return CallRole::Library;
+  StringRef name = f->getName();
+  if (auto op = MpiOperationOfSymbol(name)) {
+    *mpi_op = *op;
+    return CallRole::Mpi;
+  }
+  // The C++ bindings (MPI::Comm::Send ...) wrap the C functions: name the
+  // vertex after the wrapped function when it is one we know.
+  DemangledName d = Demangle(name);
+  if (d.ok && (d.context == "MPI" || StringRef(d.context).starts_with("MPI::"))) {
+    std::string op = "MPI_" + d.base;
+    if (ClassifyMpiOperation(op) != MpiClass::Other) {
+      *mpi_op = op;
+      return CallRole::Mpi;
+    }
+    return CallRole::Library;
+  }
+  if (!f->isDeclaration() && !f->hasAvailableExternallyLinkage()) {
+    if (IsLibraryDefinition(*f))
+      return CallRole::Library;
+    *callee_key = FunctionKey(*f);
+    return CallRole::User;
+  }
+  // External declarations: library when we recognise them, user code (maybe
+  // in another translation unit) otherwise.
+  for (const char *p : kLibraryPrefixes)
+    if (name.starts_with(p))
+      return CallRole::Library;
+  LibFunc lf;
+  if (tli_.getLibFunc(*f, lf) || ExtraLibraryNames().contains(name))
+    return CallRole::Library;
+  if (d.ok && IsLibraryContext(d.context))
+    return CallRole::Library;
+  *callee_key = FunctionKey(*f);
+  return CallRole::User;
+}
+
+FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
+  FunctionPsg psg;
+  psg.key = classifier.FunctionKey(f);
+  psg.hash = scalana_function_hash(psg.key.data(), psg.key.size());
+  psg.linkage = LinkageName(f);
+  DemangledName d = Demangle(f.getName());
+  const DISubprogram *sp = f.getSubprogram();
+  if (d.ok)
+    psg.name = d.full;
+  else if (sp && !sp->getName().empty() && f.getName() != "_QQmain")
+    psg.name = sp->getName().str();
+  else
+    psg.name = f.getName().str();
+  psg.file = sp ? FileOf(sp) : "";
+  psg.line = sp ? sp->getLine() : 0;
+
+  // --- Blocks, numbered; loop-aware reverse post-order.
+  DominatorTree dt(f);
+  LoopInfo li(dt);
+  std::vector<BasicBlock *> blocks;
+  DenseMap<const BasicBlock *, unsigned> index;
+  for (BasicBlock &bb : f) {
+    index[&bb] = blocks.size();
+    blocks.push_back(&bb);
+  }
+  const unsigned n = blocks.size();
+  // DFS visiting the successors that leave the current innermost loop first:
+  // they finish first and so come after the loop body in reverse post-order,
+  // which puts a loop's blocks before the code that follows the loop.
+  std::vector<unsigned> rpo_number(n, ~0u);
+  {
+    std::vector<unsigned> post;
+    std::vector<char> seen(n, 0);
+    auto ordered_succs = [&](unsigned b) {
+      std::vector<unsigned> in_loop, leaving;
+      Loop *l = li.getLoopFor(blocks[b]);
+      for (BasicBlock *s : successors(blocks[b])) {
+        unsigned si = index.lookup(s);
+        (l && !l->contains(s) ? leaving : in_loop).push_back(si);
+      }
+      // The stack pops from the back: in-loop successors are visited last,
+      // in successor order.
+      std::vector<unsigned> out(in_loop.rbegin(), in_loop.rend());
+      out.insert(out.end(), leaving.rbegin(), leaving.rend());
+      return out;
+    };
+    std::vector<std::pair<unsigned, std::vector<unsigned>>> stack;
+    seen[0] = 1;
+    stack.push_back({0, ordered_succs(0)});
+    while (!stack.empty()) {
+      auto &[v, succs] = stack.back();
+      if (!succs.empty()) {
+        unsigned s = succs.back();
+        succs.pop_back();
+        if (!seen[s]) {
+          seen[s] = 1;
+          stack.push_back({s, ordered_succs(s)});
+        }
+        continue;
+      }
+      post.push_back(v);
+      stack.pop_back();
+    }
+    for (unsigned i = 0; i < post.size(); ++i)
+      rpo_number[post[post.size() - 1 - i]] = i;
+  }
+  auto reachable = [&](unsigned b) { return rpo_number[b] != ~0u; };
+
+  // --- Call sites.
+  std::vector<Item> items;
+  BitVector has_item(n);
+  for (unsigned b = 0; b < n; ++b) {
+    if (!reachable(b))
+      continue;
+    unsigned pos = 0;
+    for (Instruction &inst : *blocks[b]) {
+      ++pos;
+      auto *call = dyn_cast<CallBase>(&inst);
+      if (!call || isa<CallBrInst>(call))
+        continue;
+      Item item{b, pos, call, false, "", ""};
+      CallRole role = classifier.Classify(*call, &item.callee_key, &item.op);
+      if (role == CallRole::Library)
+        continue;
+      item.is_mpi = role == CallRole::Mpi;
+      item.indirect = role == CallRole::User && item.callee_key.empty();
+      items.push_back(std::move(item));
+      has_item.set(b);
+    }
+  }
+
+  // --- Regions: function, loops, branches.
+  std::vector<Region> regions;
+  {
+    Region fn{VertexKind::Function, 0, BitVector(n, true), {}, nullptr};
+    regions.push_back(std::move(fn));
+  }
+  BitVector loop_header(n);
+  for (Loop *l : li.getLoopsInPreorder()) {
+    unsigned h = index.lookup(l->getHeader());
+    if (!reachable(h))
+      continue;
+    Region r{VertexKind::Loop, h, BitVector(n), {}, l};
+    for (BasicBlock *bb : l->blocks())
+      r.blocks.set(index.lookup(bb));
+    loop_header.set(h);
+    regions.push_back(std::move(r));
+  }
+  ReturnPostDominators pdom(blocks, index);
+  for (unsigned b = 0; b < n; ++b) {
+    if (!reachable(b))
+      continue;
+    Instruction *term = blocks[b]->getTerminator();
+    if (!isa<BranchInst>(term) && !isa<SwitchInst>(term))
+      continue;
+    if (term->getNumSuccessors() < 2)
+      continue;
+    Loop *l = li.getLoopFor(blocks[b]);
+    bool loop_control = false;
+    std::vector<std::pair<unsigned, unsigned>> arms; // (arm index, entry block)
+    SmallPtrSet<BasicBlock *, 4> distinct;
+    for (unsigned s = 0; s < term->getNumSuccessors(); ++s) {
+      BasicBlock *succ = term->getSuccessor(s);
+      // Loop tests and latches are the loop's own control, not a branch.
+      if (l && (!l->contains(succ) || succ == l->getHeader()))
+        loop_control = true;
+      if (distinct.insert(succ).second)
+        arms.push_back({s, index.lookup(succ)});
+    }
+    if (loop_control || arms.size() < 2)
+      continue;
+    int merge = pdom.ImmediatePostDominator(b);
+    unsigned loop_header_block = l ? index.lookup(l->getHeader()) : ~0u;
+    auto inside = [&](unsigned y) {
+      return y != b && static_cast<int>(y) != merge && y != loop_header_block &&
+             (!l || l->contains(blocks[y])) && reachable(y);
+    };
+    Region r{VertexKind::Branch, b, BitVector(n), std::vector<int8_t>(n, -1), nullptr};
+    // Each arm keeps its own entry block; blocks reachable from several arms
+    // (switch fall-through, gotos) go to the first arm that reaches them.
+    for (auto [arm, entry] : arms)
+      if (inside(entry) && r.arm_of_block[entry] < 0) {
+        r.arm_of_block[entry] = static_cast<int8_t>(std::min(arm, 127u));
+        r.blocks.set(entry);
+      }
+    for (auto [arm, entry] : arms) {
+      if (!inside(entry) || r.arm_of_block[entry] != static_cast<int8_t>(std::min(arm, 127u)))
+        continue;
+      std::vector<unsigned> work{entry};
+      while (!work.empty()) {
+        unsigned y = work.back();
+        work.pop_back();
+        for (BasicBlock *s : successors(blocks[y])) {
+          unsigned si = index.lookup(s);
+          if (!inside(si) || r.blocks.test(si))
+            continue;
+          r.blocks.set(si);
+          r.arm_of_block[si] = r.arm_of_block[entry];
+          work.push_back(si);
+        }
+      }
+    }
+    // Only branches guarding structure are vertices.
+    bool guards = false;
+    for (unsigned y : r.blocks.set_bits())
+      if (has_item.test(y) || loop_header.test(y)) {
+        guards = true;
+        break;
+      }
+    if (guards)
+      regions.push_back(std::move(r));
+  }
+
+  // --- Nesting: a region's depth is the number of regions holding its head;
+  // the innermost region holding a block is the deepest one.
+  for (Region &r : regions)
+    r.size = r.blocks.count();
+  for (unsigned i = 1; i < regions.size(); ++i)
+    for (unsigned j = 0; j < regions.size(); ++j)
+      if (i != j && regions[j].blocks.test(regions[i].head))
+        ++regions[i].nesting;
+  auto innermost = [&](unsigned block, unsigned exclude) {
+    unsigned best = 0;
+    for (unsigned j = 1; j < regions.size(); ++j) {
+      if (j == exclude || !regions[j].blocks.test(block))
+        continue;
+      const Region &c = regions[j], &b = regions[best];
+      if (best == 0 || c.nesting > b.nesting || (c.nesting == b.nesting && c.size < b.size))
+        best = j;
+    }
+    return best;
+  };
+
+  // --- Vertex tree. Nodes are regions (by index) then items.
+  const unsigned num_regions = regions.size();
+  const unsigned num_nodes = num_regions + items.size();
+  std::vector<int> node_parent(num_nodes, -1);
+  std::vector<std::tuple<int, unsigned, unsigned>> node_key(num_nodes); // arm, rpo, pos
+  std::vector<std::vector<unsigned>> node_children(num_nodes);
+  auto arm_in = [&](unsigned parent_region, unsigned block) -> int {
+    const Region &p = regions[parent_region];
+    return p.kind == VertexKind::Branch ? p.arm_of_block[block] : -1;
+  };
+  for (unsigned i = 1; i < num_regions; ++i) {
+    unsigned p = innermost(regions[i].head, i);
+    node_parent[i] = p;
+    unsigned pos = regions[i].kind == VertexKind::Loop ? 0 : blocks[regions[i].head]->size() + 1;
+    node_key[i] = {arm_in(p, regions[i].head), rpo_number[regions[i].head], pos};
+  }
+  for (unsigned k = 0; k < items.size(); ++k) {
+    unsigned p = innermost(items[k].block, ~0u);
+    node_parent[num_regions + k] = p;
+    node_key[num_regions + k] = {arm_in(p, items[k].block), rpo_number[items[k].block],
+                                 items[k].position};
+  }
+  for (unsigned i = 1; i < num_nodes; ++i)
+    node_children[node_parent[i]].push_back(i);
+  for (auto &c : node_children)
+    std::sort(c.begin(), c.end(),
+              [&](unsigned a, unsigned b) { return node_key[a] < node_key[b]; });
+
+  // A function too large to number is recorded as its function vertex alone.
+  if (num_nodes > SCALANA_MAX_LOCAL_VERTICES) {
+    for (auto &c : node_children)
+      c.clear();
+    items.clear();
+  }
+
+  // Local ids in pre-order, so that ids read top-down like the source.
+  std::vector<uint32_t> node_vertex(num_nodes, 0);
+  std::vector<unsigned> order;
+  {
+    std::vector<unsigned> stack{0};
+    while (!stack.empty()) {
+      unsigned v = stack.back();
+      stack.pop_back();
+      node_vertex[v] = order.size();
+      order.push_back(v);
+      for (auto it = node_children[v].rbegin(); it != node_children[v].rend(); ++it)
+        stack.push_back(*it);
+    }
+  }
+
+  // --- Source ranges.
+  auto add_block_lines = [&](LineRange &range, unsigned b) {
+    for (Instruction &inst : *blocks[b])
+      if (const DILocation *loc = OwnLocation(inst))
+        if (loc->getFilename() == psg.file)
+          range.Add(loc->getLine());
+  };
+  LineRange fn_range;
+  for (unsigned b = 0; b < n; ++b)
+    if (reachable(b))
+      add_block_lines(fn_range, b);
+  if (psg.line == 0)
+    psg.line = fn_range.first;
+  psg.end_line = std::max(psg.line, fn_range.last);
+
+  psg.vertices.resize(order.size());
+  for (unsigned v : order) {
+    PsgVertex &vx = psg.vertices[node_vertex[v]];
+    if (v != 0)
+      vx.parent = node_vertex[node_parent[v]];
+    for (unsigned c : node_children[v])
+      vx.children.push_back(node_vertex[c]);
+    if (v != 0 && std::get<0>(node_key[v]) >= 0)
+      vx.arm = std::get<0>(node_key[v]);
+    if (v == 0) {
+      vx.kind = VertexKind::Function;
+      vx.line = psg.line;
+      vx.end_line = psg.end_line;
+    } else if (v < num_regions) {
+      Region &r = regions[v];
+      vx.kind = r.kind;
+      r.vertex = node_vertex[v];
+      LineRange range;
+      if (r.kind == VertexKind::Branch)
+        if (const DILocation *loc = OwnLocation(*blocks[r.head]->getTerminator()))
+          if (loc->getFilename() == psg.file)
+            range.first = range.last = loc->getLine();
+      for (unsigned b : r.blocks.set_bits())
+        add_block_lines(range, b);
+      if (r.kind == VertexKind::Branch && range.first == 0)
+        add_block_lines(range, r.head);
+      vx.line = range.first;
+      vx.end_line = range.last;
+      if (r.kind == VertexKind::Loop)
+        vx.depth = r.loop->getLoopDepth();
+    } else {
+      const Item &it = items[v - num_regions];
+      vx.kind = it.is_mpi ? VertexKind::Mpi : VertexKind::Call;
+      if (const DILocation *loc = OwnLocation(*it.call)) {
+        vx.line = loc->getLine();
+        vx.col = loc->getColumn();
+        if (loc->getFilename() != psg.file)
+          vx.file = loc->getFilename().str();
+      }
+      if (it.is_mpi) {
+        vx.op = it.op;
+        vx.mpi_class = ClassifyMpiOperation(it.op);
+      } else {
+        vx.callee = it.callee_key;
+        vx.indirect = it.indirect;
+      }
+      psg.plan.sites.push_back({it.call, node_vertex[v], it.is_mpi});
+    }
+  }
+  if (regions.size() > 0)
+    regions[0].vertex = 0;
+  for (unsigned b = 0; b < n; ++b)
+    if (reachable(b))
+      psg.plan.block_vertex[blocks[b]] = regions[innermost(b, ~0u)].vertex;
+  return psg;
+}
+
+namespace {
+
+std::string HexId(uint64_t v) {
+  char buf[24];
+  std::snprintf(buf, sizeof buf, "0x%016llx", static_cast<unsigned long long>(v));
+  return buf;
+}
+
+std::string LanguageOf(const Module &m) {
+  for (const DICompileUnit *cu : m.debug_compile_units()) {
+    unsigned lang = cu->getSourceLanguage();
+    switch (lang) {
+    case dwarf::DW_LANG_C:
+    case dwarf::DW_LANG_C89:
+    case dwarf::DW_LANG_C99:
+    case dwarf::DW_LANG_C11:
+    case dwarf::DW_LANG_C17:
+      return "c";
+    case dwarf::DW_LANG_C_plus_plus:
+    case dwarf::DW_LANG_C_plus_plus_03:
+    case dwarf::DW_LANG_C_plus_plus_11:
+    case dwarf::DW_LANG_C_plus_plus_14:
+    case dwarf::DW_LANG_C_plus_plus_17:
+    case dwarf::DW_LANG_C_plus_plus_20:
+      return "c++";
+    case dwarf::DW_LANG_Fortran77:
+    case dwarf::DW_LANG_Fortran90:
+    case dwarf::DW_LANG_Fortran95:
+    case dwarf::DW_LANG_Fortran03:
+    case dwarf::DW_LANG_Fortran08:
+    case dwarf::DW_LANG_Fortran18:
+      return "fortran";
+    default:
+      break;
+    }
+  }
+  // No debug info: guess from the file name.
+  StringRef src = m.getSourceFileName();
+  std::string ext = src.rsplit('.').second.lower();
+  if (ext == "c")
+    return "c";
+  if (ext == "cc" || ext == "cpp" || ext == "cxx" || ext == "c++" || ext == "C")
+    return "c++";
+  if (ext == "f" || ext == "f90" || ext == "f95" || ext == "f03" || ext == "f08" || ext == "for")
+    return "fortran";
+  return "unknown";
+}
+
+std::string CompilationDir(const Module &m) {
+  for (const DICompileUnit *cu : m.debug_compile_units())
+    return cu->getDirectory().str();
+  return "";
+}
+
+void WriteVertex(json::OStream &j, uint32_t id, const PsgVertex &v) {
+  j.object([&] {
+    j.attribute("id", id);
+    j.attribute("kind", std::string(ToString(v.kind)));
+    if (v.parent >= 0)
+      j.attribute("parent", v.parent);
+    if (v.arm >= 0)
+      j.attribute("arm", v.arm);
+    if (!v.file.empty())
+      j.attribute("file", v.file);
+    j.attribute("line", v.line);
+    if (v.kind == VertexKind::Function || v.kind == VertexKind::Loop ||
+        v.kind == VertexKind::Branch)
+      j.attribute("end_line", v.end_line);
+    if (v.kind == VertexKind::Call || v.kind == VertexKind::Mpi)
+      j.attribute("col", v.col);
+    if (v.kind == VertexKind::Loop)
+      j.attribute("depth", v.depth);
+    if (v.kind == VertexKind::Call) {
+      if (v.indirect)
+        j.attribute("indirect", true);
+      else
+        j.attribute("callee", v.callee);
+    }
+    if (v.kind == VertexKind::Mpi) {
+      j.attribute("op", v.op);
+      j.attribute("class", std::string(ToString(v.mpi_class)));
+    }
+    if (!v.children.empty())
+      j.attributeArray("children", [&] {
+        for (uint32_t c : v.children)
+          j.value(c);
+      });
+  });
+}
+
+} // namespace
+
+std::string ModuleRecordJson(const Module &m, const std::vector<FunctionPsg> &functions,
+                             int opt_level, bool pretty) {
+  std::string out;
+  raw_string_ostream os(out);
+  auto scalar = [&](auto &&value) {
+    json::OStream j(os);
+    j.value(value);
+  };
+  const char *nl = pretty ? "\n" : "";
+  os << "{\"scalana_psg\":1,\"producer\":";
+  scalar("scalana-pass 0.1 (LLVM " LLVM_VERSION_STRING ")");
+  os << ",\"module\":";
+  scalar(m.getSourceFileName());
+  os << ",\"comp_dir\":";
+  scalar(CompilationDir(m));
+  os << ",\"language\":";
+  scalar(LanguageOf(m));
+  os << ",\"opt_level\":" << opt_level << "," << nl << "\"functions\":[";
+  for (size_t i = 0; i < functions.size(); ++i) {
+    const FunctionPsg &f = functions[i];
+    os << (i ? "," : "") << nl << (pretty ? " " : "") << "{\"key\":";
+    scalar(f.key);
+    os << ",\"name\":";
+    scalar(f.name);
+    os << ",\"hash\":\"" << HexId(f.hash) << "\",\"linkage\":\"" << f.linkage << "\",\"file\":";
+    scalar(f.file);
+    os << ",\"line\":" << f.line << ",\"end_line\":" << f.end_line << ",\"vertices\":[";
+    for (size_t v = 0; v < f.vertices.size(); ++v) {
+      os << (v ? "," : "") << nl << (pretty ? "  " : "");
+      json::OStream j(os);
+      WriteVertex(j, v, f.vertices[v]);
+    }
+    os << "]}";
+  }
+  os << "]}" << nl;
+  return out;
+}
+
+} // namespace scalana

@@ -1,0 +1,83 @@
+// Local Program Structure Graphs (docs/formats.md section 2): built from one
+// function's CFG, and the module record that embeds them.
+#pragma once
+
+#include "scalana/psg_format.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/InstrTypes.h"
+#include "llvm/IR/Module.h"
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace llvm {
+class TargetLibraryInfo;
+}
+
+namespace scalana {
+
+struct PsgVertex {
+  VertexKind kind = VertexKind::Function;
+  int32_t parent = -1;
+  std::vector<uint32_t> children;
+  int32_t arm = -1;
+  std::string file; // only when it differs from the function's
+  uint32_t line = 0, end_line = 0, col = 0;
+  std::string callee; // call: function key of a direct call
+  bool indirect = false;
+  std::string op; // mpi
+  MpiClass mpi_class = MpiClass::None;
+  uint32_t depth = 0; // loop nesting depth, 1 = outermost
+};
+
+// Where the instrumentation must store which vertex id. Blocks are those of
+// the function before instrumentation splits any edge.
+struct InstrumentationPlan {
+  // Innermost structural vertex (local index) of the code in each block.
+  llvm::DenseMap<const llvm::BasicBlock *, uint32_t> block_vertex;
+  struct Site {
+    llvm::CallBase *call;
+    uint32_t vertex; // the call or mpi vertex
+    bool is_mpi;
+  };
+  // User calls (direct, indirect, unknown externals) and MPI calls.
+  std::vector<Site> sites;
+};
+
+struct FunctionPsg {
+  std::string key, name, linkage, file;
+  uint64_t hash = 0;
+  uint32_t line = 0, end_line = 0;
+  std::vector<PsgVertex> vertices; // vertices[0] is the function vertex
+  InstrumentationPlan plan;
+};
+
+// How a call site is seen by the PSG.
+enum class CallRole { Library, User, Mpi };
+
+class CallClassifier {
+public:
+  CallClassifier(const llvm::Module &m, const llvm::TargetLibraryInfo &tli);
+  // For User, *callee_key is set for direct calls (empty when indirect);
+  // for Mpi, *mpi_op holds the C spelling.
+  CallRole Classify(const llvm::CallBase &call, std::string *callee_key, std::string *mpi_op) const;
+  // Functions whose body is library code: no PSG and no instrumentation.
+  bool IsLibraryDefinition(const llvm::Function &f) const;
+  std::string FunctionKey(const llvm::Function &f) const;
+
+private:
+  const llvm::Module &module_;
+  const llvm::TargetLibraryInfo &tli_;
+};
+
+// Builds the local PSG of F (which must have a body). Does not modify F.
+FunctionPsg BuildFunctionPsg(llvm::Function &f, const CallClassifier &classifier);
+
+// The module record: one JSON object. `pretty` puts each function and vertex
+// on its own line (the SCALANA_PSG_DUMP form); otherwise it is compact.
+std::string ModuleRecordJson(const llvm::Module &m, const std::vector<FunctionPsg> &functions,
+                             int opt_level, bool pretty);
+
+} // namespace scalana
