@@ -15,7 +15,7 @@ program busyidle
   integer :: ierr, my_rank, num_ranks, left, right, nreq
   integer :: requests(4), statuses(MPI_STATUS_SIZE, 4)
   integer :: steps, n, factor, step, i, arg, nargs
-  logical :: inject, busy
+  logical :: inject, busy, bad_usage
   character(len=64) :: word
   double precision, allocatable :: u(:), unew(:)
   double precision :: halo_send(2), halo_recv(2), local_norm, global_norm, acc
@@ -26,6 +26,7 @@ program busyidle
   call MPI_Comm_size(MPI_COMM_WORLD, num_ranks, ierr)
 
   inject = .false.
+  bad_usage = .false.
   steps = 60
   n = 300000
   factor = 5
@@ -46,11 +47,14 @@ program busyidle
       factor = int_arg(arg + 1)
       arg = arg + 1
     case default
-      if (my_rank == 0) print '(a)', 'usage: busyidle [--inject|-i] [--steps N] [--size N] [--factor F]'
-      call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
+      bad_usage = .true.
     end select
     arg = arg + 1
   end do
+  if (bad_usage .or. steps < 1 .or. n < 1 .or. factor < 1) then
+    if (my_rank == 0) print '(a)', 'usage: busyidle [--inject|-i] [--steps N] [--size N] [--factor F]'
+    call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
+  end if
 
   busy = inject .and. mod(my_rank, 4) == 0
   left = mod(my_rank - 1 + num_ranks, num_ranks)
@@ -110,15 +114,14 @@ program busyidle
 
 contains
 
+  ! The integer argument at POSITION, or -1 when it is not one (reported by
+  ! the caller, after parsing).
   integer function int_arg(position)
     integer, intent(in) :: position
     character(len=64) :: text
     integer :: status
     call get_command_argument(position, text)
     read (text, *, iostat=status) int_arg
-    if (status /= 0 .or. int_arg <= 0) then
-      if (my_rank == 0) print '(a)', 'busyidle: option needs a positive integer'
-      call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-    end if
+    if (status /= 0) int_arg = -1
   end function int_arg
 end program busyidle

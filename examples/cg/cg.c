@@ -34,15 +34,11 @@ static double CpuSeconds(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static long ParseLong(const char *flag, const char *text) {
+static long ParseLong(const char *text) {
+  // -1 when TEXT is not a non-negative integer; main reports it.
   char *end;
   long v = strtol(text ? text : "", &end, 10);
-  if (!text || *end || v <= 0) {
-    if (my_rank == 0)
-      fprintf(stderr, "cg: %s needs a positive integer\n", flag);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return v;
+  return (!text || !*text || *end || v < 0) ? -1 : v;
 }
 
 /* x holds [halo below (nx) | own rows | halo above (nx)]; columns index x. */
@@ -109,28 +105,31 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
 
-  int inject = 0;
+  int inject = 0, bad_usage = 0;
   long iters = 60, nx = 1024, ny = 160, factor = 4, culprit = num_ranks - 1;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--inject") || !strcmp(argv[a], "-i"))
       inject = 1;
     else if (!strcmp(argv[a], "--iters"))
-      iters = ParseLong(argv[a], argv[a + 1]), ++a;
+      iters = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--nx"))
-      nx = ParseLong(argv[a], argv[a + 1]), ++a;
+      nx = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--ny"))
-      ny = ParseLong(argv[a], argv[a + 1]), ++a;
+      ny = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--factor"))
-      factor = ParseLong(argv[a], argv[a + 1]), ++a;
+      factor = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--culprit"))
-      culprit = ParseLong(argv[a], argv[a + 1]) % num_ranks, ++a;
-    else {
-      if (my_rank == 0)
-        fprintf(stderr, "usage: cg [--inject|-i] [--iters N] [--nx N] [--ny N] [--factor F] "
-                        "[--culprit R]\n");
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+      culprit = ParseLong(argv[a + 1]), ++a;
+    else
+      bad_usage = 1;
   }
+  if (bad_usage || iters < 1 || nx < 1 || ny < 1 || factor < 1 || culprit < 0) {
+    if (my_rank == 0)
+      fprintf(stderr, "usage: cg [--inject|-i] [--iters N] [--nx N] [--ny N] [--factor F] "
+                      "[--culprit R]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  culprit %= num_ranks;
 
   Matrix A = BuildMatrix((int)nx, (int)ny);
   int n = A.rows;

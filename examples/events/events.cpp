@@ -145,15 +145,11 @@ private:
   std::vector<Event> inbox_;
 };
 
-long ParseLong(const char *flag, const char *text) {
+long ParseLong(const char *text) {
+  // -1 when TEXT is not a non-negative integer; main reports it.
   char *end;
   long v = std::strtol(text ? text : "", &end, 10);
-  if (!text || *end || v <= 0) {
-    if (my_rank == 0)
-      std::fprintf(stderr, "events: %s needs a positive integer\n", flag);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return v;
+  return (!text || !*text || *end || v < 0) ? -1 : v;
 }
 
 } // namespace
@@ -163,23 +159,25 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
 
-  bool inject = false;
+  bool inject = false, bad_usage = false;
   long steps = 30, events = 4000, components = 1024;
   for (int a = 1; a < argc; ++a) {
     if (!std::strcmp(argv[a], "--inject") || !std::strcmp(argv[a], "-i"))
       inject = true;
     else if (!std::strcmp(argv[a], "--steps"))
-      steps = ParseLong(argv[a], argv[a + 1]), ++a;
+      steps = ParseLong(argv[a + 1]), ++a;
     else if (!std::strcmp(argv[a], "--events"))
-      events = ParseLong(argv[a], argv[a + 1]), ++a;
+      events = ParseLong(argv[a + 1]), ++a;
     else if (!std::strcmp(argv[a], "--components"))
-      components = ParseLong(argv[a], argv[a + 1]), ++a;
-    else {
-      if (my_rank == 0)
-        std::fprintf(stderr,
-                     "usage: events [--inject|-i] [--steps N] [--events N] [--components N]\n");
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+      components = ParseLong(argv[a + 1]), ++a;
+    else
+      bad_usage = true;
+  }
+  if (bad_usage || steps < 1 || events < 1 || components < 1) {
+    if (my_rank == 0)
+      std::fprintf(stderr,
+                   "usage: events [--inject|-i] [--steps N] [--events N] [--components N]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
   }
 
   Simulator sim(static_cast<int>(components), static_cast<int>(events), inject);

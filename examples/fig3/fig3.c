@@ -36,15 +36,11 @@ static void foo(double *token) {
     MPI_Recv(token, 1, MPI_DOUBLE, partner, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
 }
 
-static long ParseLong(const char *flag, const char *text) {
+static long ParseLong(const char *text) {
+  // -1 when TEXT is not a non-negative integer; main reports it.
   char *end;
   long v = strtol(text ? text : "", &end, 10);
-  if (!text || *end || v <= 0) {
-    if (my_rank == 0)
-      fprintf(stderr, "fig3: %s needs a positive integer\n", flag);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return v;
+  return (!text || !*text || *end || v < 0) ? -1 : v;
 }
 
 int main(int argc, char **argv) {
@@ -52,26 +48,29 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
 
-  int inject = 0;
+  int inject = 0, bad_usage = 0;
   long iters = 40, size = 400000, factor = 6, culprit = num_ranks - 1;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--inject") || !strcmp(argv[a], "-i"))
       inject = 1;
     else if (!strcmp(argv[a], "--iters"))
-      iters = ParseLong(argv[a], argv[a + 1]), ++a;
+      iters = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--size"))
-      size = ParseLong(argv[a], argv[a + 1]), ++a;
+      size = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--factor"))
-      factor = ParseLong(argv[a], argv[a + 1]), ++a;
+      factor = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--culprit"))
-      culprit = ParseLong(argv[a], argv[a + 1]) % num_ranks, ++a;
-    else {
-      if (my_rank == 0)
-        fprintf(stderr,
-                "usage: fig3 [--inject|-i] [--iters N] [--size N] [--factor F] [--culprit R]\n");
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+      culprit = ParseLong(argv[a + 1]), ++a;
+    else
+      bad_usage = 1;
   }
+  if (bad_usage || iters < 1 || size < 1 || factor < 1 || culprit < 0) {
+    if (my_rank == 0)
+      fprintf(stderr,
+              "usage: fig3 [--inject|-i] [--iters N] [--size N] [--factor F] [--culprit R]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+  culprit %= num_ranks;
 
   /* Loop 1.1 reads A cyclically, so the injected work needs no more memory. */
   long len11 = (inject && my_rank == culprit) ? size * factor : size;

@@ -28,15 +28,11 @@ static double CpuSeconds(void) {
   return ts.tv_sec + 1e-9 * ts.tv_nsec;
 }
 
-static long ParseLong(const char *flag, const char *text) {
+static long ParseLong(const char *text) {
+  // -1 when TEXT is not a non-negative integer; main reports it.
   char *end;
   long v = strtol(text ? text : "", &end, 10);
-  if (!text || *end || v <= 0) {
-    if (my_rank == 0)
-      fprintf(stderr, "kernel: %s needs a positive integer\n", flag);
-    MPI_Abort(MPI_COMM_WORLD, 2);
-  }
-  return v;
+  return (!text || !*text || *end || v < 0) ? -1 : v;
 }
 
 /* c (n1 x n3) = a (n1 x n2) * b (n2 x n3), column-major, as Nekbone's mxm. */
@@ -75,25 +71,27 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &my_rank);
   MPI_Comm_size(MPI_COMM_WORLD, &num_ranks);
 
-  int inject = 0;
+  int inject = 0, bad_usage = 0;
   long iters = 40, elements = 128, order = 12, factor = 4;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--inject") || !strcmp(argv[a], "-i"))
       inject = 1;
     else if (!strcmp(argv[a], "--iters"))
-      iters = ParseLong(argv[a], argv[a + 1]), ++a;
+      iters = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--elements"))
-      elements = ParseLong(argv[a], argv[a + 1]), ++a;
+      elements = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--order"))
-      order = ParseLong(argv[a], argv[a + 1]), ++a;
+      order = ParseLong(argv[a + 1]), ++a;
     else if (!strcmp(argv[a], "--factor"))
-      factor = ParseLong(argv[a], argv[a + 1]), ++a;
-    else {
-      if (my_rank == 0)
-        fprintf(stderr, "usage: kernel [--inject|-i] [--iters N] [--elements N] [--order N] "
-                        "[--factor F]\n");
-      MPI_Abort(MPI_COMM_WORLD, 2);
-    }
+      factor = ParseLong(argv[a + 1]), ++a;
+    else
+      bad_usage = 1;
+  }
+  if (bad_usage || iters < 1 || elements < 1 || order < 1 || factor < 1) {
+    if (my_rank == 0)
+      fprintf(stderr, "usage: kernel [--inject|-i] [--iters N] [--elements N] [--order N] "
+                      "[--factor F]\n");
+    MPI_Abort(MPI_COMM_WORLD, 2);
   }
 
   int heavy = inject && (my_rank % 4 == 3 || my_rank == num_ranks - 1);
