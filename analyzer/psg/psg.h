@@ -8,7 +8,7 @@
 // size while every calling context still gets its own vertices.
 #pragma once
 
-#include "scalana/profile.h"  // scalana::Error
+#include "scalana/profile.h" // scalana::Error
 #include "scalana/psg_format.h"
 
 #include <cstdint>
@@ -32,40 +32,47 @@ struct LocalVertex {
   std::vector<uint32_t> children;
   int32_t arm = -1;
   SourceLoc loc;
-  std::string callee;  // call: function key of a direct call
+  std::string callee; // call: function key of a direct call
   bool indirect = false;
-  std::string mpi_op;  // mpi: "MPI_Send"
+  std::string mpi_op; // mpi: "MPI_Send"
   MpiClass mpi_class = MpiClass::None;
   uint32_t loop_depth = 0;
 };
 
 struct LocalPsg {
   std::string key, name, linkage, module, language;
-  uint64_t hash = 0;  // function hash (ids.h)
+  uint64_t hash = 0; // function hash (ids.h)
   SourceLoc loc;
-  std::vector<LocalVertex> vertices;  // vertices[0] is the function vertex
+  std::vector<LocalVertex> vertices; // vertices[0] is the function vertex
 };
 
 // Parses the concatenated records of a `scalana_psg` section. Throws Error.
 std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes);
+// Same; non-fatal findings (conflicting duplicate records of one key) are
+// appended to *warnings.
+std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
+                                      std::vector<std::string> *warnings);
+// "0x" + 16 hex digits of FNV-1a 64 over the bytes: the PSG identity the
+// runtime writes as meta.psg_id.
+std::string PsgIdOf(const std::vector<uint8_t> &section_bytes);
 
-using VertexId = int32_t;  // index into Psg::vertices()
+using VertexId = int32_t; // index into Psg::vertices()
 inline constexpr VertexId kNoVertex = -1;
 
 struct Vertex {
   VertexKind kind = VertexKind::Comp;
   VertexId parent = kNoVertex;
-  std::vector<VertexId> children;  // execution order
-  int32_t arm = -1;                // set on children of a branch
+  std::vector<VertexId> children; // execution order
+  int32_t arm = -1;               // set on children of a branch
   SourceLoc loc;
-  int32_t function = -1;           // index into Psg::functions() of the code it is in
-  uint32_t local = 0;              // local index of the (first) raw vertex it stands for
-  std::string label;               // mpi: op; call: callee name; loop/branch/comp: empty
+  int32_t function = -1; // index into Psg::functions() of the code it is in
+  uint32_t local = 0;    // local index of the (first) raw vertex it stands for
+  std::string label;     // mpi: op; call: callee name; loop/branch/comp: empty
   MpiClass mpi_class = MpiClass::None;
-  bool recursive = false;          // call closing a recursion cycle
-  bool indirect = false;           // call resolved (or not) at run time
-  bool expanded = false;           // call: children hold the callee's copy
-  VertexId recursion_target = kNoVertex;  // recursive call: the copy it loops back to
+  bool recursive = false;                // call closing a recursion cycle
+  bool indirect = false;                 // call resolved (or not) at run time
+  bool expanded = false;                 // call: children hold the callee's copy
+  VertexId recursion_target = kNoVertex; // recursive call: the copy it loops back to
 };
 
 struct PsgOptions {
@@ -75,11 +82,15 @@ struct PsgOptions {
   size_t max_vertices = 20'000'000;
 };
 
+// Text spellings of the writers (docs/psg.md).
+enum class PsgFormat { Text, Json, Dot };
+
 struct PsgStats {
-  uint64_t vertices_before = 0;  // fully expanded, before contraction (saturating)
-  uint64_t vertices_after = 0;   // after contraction
+  uint64_t vertices_before = 0; // fully expanded, before contraction (saturating)
+  uint64_t vertices_after = 0;  // after contraction
   uint64_t loops = 0, branches = 0, comps = 0, mpis = 0, calls = 0;
   uint64_t functions = 0;
+  uint64_t expanded_calls = 0; // hidden call vertices holding callee copies (after)
 };
 
 class Psg {
@@ -92,9 +103,9 @@ public:
 
   const std::vector<Vertex> &vertices() const;
   const Vertex &vertex(VertexId v) const;
-  VertexId root() const;  // main's function vertex
+  VertexId root() const; // main's function vertex
   const std::vector<LocalPsg> &functions() const;
-  const std::string &psg_id() const;  // FNV-1a of the section bytes, "0x…"
+  const std::string &psg_id() const; // FNV-1a of the section bytes, "0x…"
 
   // The vertex of a run-time context (docs/formats.md: contexts), expanding
   // calls on the way; samples in uninstrumented callees land on the call
@@ -102,17 +113,28 @@ public:
   // kNoVertex when the context does not fit this PSG (counted by the caller).
   VertexId Resolve(const Context &ctx);
 
-  void ExpandAll();  // throws Error past PsgOptions::max_vertices
+  void ExpandAll(); // throws Error past PsgOptions::max_vertices
   PsgStats Stats() const;
 
   // Function names from main down to the function holding v.
   std::vector<std::string> CallPath(VertexId v) const;
   const LocalPsg &FunctionOf(VertexId v) const;
 
+  // Roots of contexts that do not start in main and have no unique call site
+  // (OpenMP outlined functions, thread start routines), made by Resolve.
+  const std::vector<VertexId> &extra_roots() const;
+  const std::string &build_id() const; // GNU build id of the binary, hex ("" if none)
+  const std::string &binary() const;   // as given to LoadFromBinary ("" after Build)
+  const std::vector<std::string> &warnings() const;
+  const PsgOptions &options() const;
+  // The function record of a raw id's function hash, or nullptr.
+  const LocalPsg *FunctionOfId(uint64_t raw_id) const;
+
   // Writers used by `scalana psg`.
   std::string ToText() const;
   std::string ToJson() const;
   std::string ToDot() const;
+  std::string Write(PsgFormat format) const;
 
   Psg();
   ~Psg();
@@ -124,4 +146,4 @@ private:
   std::unique_ptr<Impl> impl_;
 };
 
-}  // namespace scalana
+} // namespace scalana

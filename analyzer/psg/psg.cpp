@@ -1,0 +1,1346 @@
+// Whole-program PSG: parsing, lazy expansion, contraction, Resolve, writers.
+// docs/psg.md describes the rules; docs/formats.md section 2 the records.
+#include "psg.h"
+
+#include "scalana/context.h"
+#include "scalana/elf_section.h"
+#include "scalana/ids.h"
+
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <functional>
+#include <limits>
+#include <map>
+#include <sstream>
+#include <unordered_set>
+
+namespace scalana {
+
+namespace {
+
+using json = nlohmann::json;
+
+std::string Hex64(uint64_t v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
+  return buf;
+}
+
+bool ParseHex64(const std::string &s, uint64_t *out) {
+  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s.size() > 18)
+    return false;
+  uint64_t v = 0;
+  for (size_t i = 2; i < s.size(); ++i) {
+    char c = s[i];
+    int d = c >= '0' && c <= '9'   ? c - '0'
+            : c >= 'a' && c <= 'f' ? c - 'a' + 10
+            : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                   : -1;
+    if (d < 0)
+      return false;
+    v = v << 4 | uint64_t(d);
+  }
+  *out = v;
+  return true;
+}
+
+uint64_t SatAdd(uint64_t a, uint64_t b) {
+  return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
+                                                      : a + b;
+}
+
+// One record's context for error messages: "scalana_psg record 2 (module a.c)".
+struct RecordWhere {
+  size_t index = 0;
+  size_t offset = 0;
+  std::string module;
+  std::string Str() const {
+    std::string s =
+        "scalana_psg record " + std::to_string(index) + " (at byte " + std::to_string(offset);
+    if (!module.empty())
+      s += ", module " + module;
+    return s + ")";
+  }
+};
+
+[[noreturn]] void Fail(const RecordWhere &w, const std::string &what) {
+  throw Error(w.Str() + ": " + what +
+              "; the PSG records are corrupt or from another version: rebuild the program with "
+              "scalana-cc, scalana-cxx or scalana-fc");
+}
+
+template <typename T>
+T Get(const json &obj, const char *field, const T &def, const RecordWhere &w,
+      const std::string &where) {
+  auto it = obj.find(field);
+  if (it == obj.end() || it->is_null())
+    return def;
+  try {
+    return it->get<T>();
+  } catch (const json::exception &) {
+    Fail(w, where + ": field '" + field + "' has the wrong type");
+  }
+}
+
+LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &module,
+                       const std::string &language) {
+  if (!jf.is_object())
+    Fail(w, "a function entry is not an object");
+  LocalPsg f;
+  f.key = Get<std::string>(jf, "key", "", w, "function");
+  if (f.key.empty())
+    Fail(w, "a function has no 'key'");
+  std::string where = "function '" + f.key + "'";
+  f.name = Get<std::string>(jf, "name", f.key, w, where);
+  f.linkage = Get<std::string>(jf, "linkage", "external", w, where);
+  f.module = module;
+  f.language = language;
+  std::string hash = Get<std::string>(jf, "hash", "", w, where);
+  if (!ParseHex64(hash, &f.hash))
+    Fail(w, where + ": bad hash '" + hash + "'");
+  uint64_t expect = scalana_function_hash(f.key.data(), f.key.size());
+  if (f.hash != expect)
+    Fail(w, where + ": hash " + hash + " is not the hash of its key (" + Hex64(expect) + ")");
+  f.loc.file = Get<std::string>(jf, "file", module, w, where);
+  f.loc.line = Get<uint32_t>(jf, "line", 0, w, where);
+  f.loc.end_line = Get<uint32_t>(jf, "end_line", f.loc.line, w, where);
+  auto vs = jf.find("vertices");
+  if (vs == jf.end() || !vs->is_array() || vs->empty())
+    Fail(w, where + ": no 'vertices' (vertex 0 must be the function vertex)");
+  if (vs->size() > SCALANA_MAX_LOCAL_VERTICES)
+    Fail(w, where + ": more than " + std::to_string(SCALANA_MAX_LOCAL_VERTICES) + " vertices");
+  const size_t n = vs->size();
+  f.vertices.resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    const json &jv = (*vs)[i];
+    std::string vw = where + " vertex " + std::to_string(i);
+    if (!jv.is_object())
+      Fail(w, vw + ": not an object");
+    LocalVertex &v = f.vertices[i];
+    int64_t id = Get<int64_t>(jv, "id", -1, w, vw);
+    if (id != int64_t(i))
+      Fail(w, vw + ": 'id' is " + std::to_string(id) + ", expected its index");
+    v.local = uint32_t(i);
+    std::string kind = Get<std::string>(jv, "kind", "", w, vw);
+    auto k = ParseVertexKind(kind);
+    if (!k)
+      Fail(w, vw + ": unknown kind '" + kind + "'");
+    v.kind = *k;
+    if ((i == 0) != (v.kind == VertexKind::Function))
+      Fail(w, vw + (i == 0 ? ": vertex 0 must be the function vertex"
+                           : ": only vertex 0 may be a function vertex"));
+    int64_t parent = Get<int64_t>(jv, "parent", -1, w, vw);
+    if (i == 0 && parent != -1)
+      Fail(w, vw + ": the function vertex has a parent");
+    if (i != 0 && (parent < 0 || parent >= int64_t(n)))
+      Fail(w, vw + ": parent " + std::to_string(parent) + " out of range (" + std::to_string(n) +
+                  " vertices)");
+    v.parent = int32_t(parent);
+    auto ch = jv.find("children");
+    if (ch != jv.end() && !ch->is_null()) {
+      if (!ch->is_array())
+        Fail(w, vw + ": 'children' is not an array");
+      for (const json &c : *ch) {
+        if (!c.is_number_integer() || c.get<int64_t>() < 1 || c.get<int64_t>() >= int64_t(n))
+          Fail(w,
+               vw + ": child " + c.dump() + " out of range (" + std::to_string(n) + " vertices)");
+        v.children.push_back(c.get<uint32_t>());
+      }
+    }
+    v.arm = Get<int32_t>(jv, "arm", -1, w, vw);
+    v.loc.file = Get<std::string>(jv, "file", "", w, vw);
+    v.loc.line = Get<uint32_t>(jv, "line", 0, w, vw);
+    v.loc.end_line = Get<uint32_t>(jv, "end_line", v.loc.line, w, vw);
+    v.loc.column = Get<uint32_t>(jv, "col", 0, w, vw);
+    v.loop_depth = Get<uint32_t>(jv, "depth", 0, w, vw);
+    if (v.kind == VertexKind::Call) {
+      v.callee = Get<std::string>(jv, "callee", "", w, vw);
+      v.indirect = Get<bool>(jv, "indirect", false, w, vw);
+      if (v.callee.empty() && !v.indirect)
+        Fail(w, vw + ": a call has neither 'callee' nor 'indirect'");
+    } else if (v.kind == VertexKind::Mpi) {
+      v.mpi_op = Get<std::string>(jv, "op", "", w, vw);
+      if (v.mpi_op.empty())
+        Fail(w, vw + ": an mpi vertex has no 'op'");
+      std::string cls = Get<std::string>(jv, "class", "other", w, vw);
+      auto c = ParseMpiClass(cls);
+      if (!c)
+        Fail(w, vw + ": unknown mpi class '" + cls + "'");
+      v.mpi_class = *c;
+    }
+  }
+  // Parent and children must describe the same tree, reachable from vertex 0.
+  std::vector<int> listed(n, 0);
+  for (size_t i = 0; i < n; ++i)
+    for (uint32_t c : f.vertices[i].children) {
+      if (f.vertices[c].parent != int32_t(i))
+        Fail(w, where + " vertex " + std::to_string(i) + ": child " + std::to_string(c) +
+                    " has parent " + std::to_string(f.vertices[c].parent));
+      if (++listed[c] > 1)
+        Fail(w, where + " vertex " + std::to_string(c) + ": listed twice as a child");
+    }
+  for (size_t i = 1; i < n; ++i)
+    if (!listed[i])
+      Fail(w, where + " vertex " + std::to_string(i) + ": not among the children of its parent " +
+                  std::to_string(f.vertices[i].parent));
+  // Each non-root vertex is listed once by its parent; a walk from 0 then
+  // finds all of them unless some form a cycle detached from the root.
+  std::vector<uint32_t> stack{0};
+  size_t seen = 0;
+  while (!stack.empty()) {
+    uint32_t u = stack.back();
+    stack.pop_back();
+    if (++seen > n)
+      break;
+    for (uint32_t c : f.vertices[u].children)
+      stack.push_back(c);
+  }
+  if (seen != n)
+    Fail(w, where + ": vertices form a cycle detached from the function vertex");
+  return f;
+}
+
+bool SameShape(const LocalPsg &a, const LocalPsg &b) {
+  if (a.vertices.size() != b.vertices.size())
+    return false;
+  for (size_t i = 0; i < a.vertices.size(); ++i) {
+    const LocalVertex &x = a.vertices[i], &y = b.vertices[i];
+    if (x.kind != y.kind || x.parent != y.parent || x.children != y.children ||
+        x.callee != y.callee || x.mpi_op != y.mpi_op)
+      return false;
+  }
+  return true;
+}
+
+} // namespace
+
+std::string PsgIdOf(const std::vector<uint8_t> &bytes) {
+  return Hex64(scalana_fnv1a64(bytes.data(), bytes.size()));
+}
+
+std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes) {
+  return ParsePsgSection(bytes, nullptr);
+}
+
+std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
+                                      std::vector<std::string> *warnings) {
+  std::vector<LocalPsg> out;
+  std::unordered_map<std::string, size_t> by_key;
+  std::unordered_map<uint64_t, size_t> by_hash;
+  size_t pos = 0, index = 0;
+  while (pos < bytes.size()) {
+    if (bytes[pos] == 0) { // alignment padding between records
+      ++pos;
+      continue;
+    }
+    RecordWhere w{index, pos, ""};
+    size_t end = pos;
+    while (end < bytes.size() && bytes[end] != 0)
+      ++end;
+    if (end == bytes.size())
+      Fail(w, "truncated record (no terminating NUL byte)");
+    json rec;
+    try {
+      rec = json::parse(bytes.begin() + long(pos), bytes.begin() + long(end));
+    } catch (const json::exception &e) {
+      Fail(w, std::string("invalid JSON: ") + e.what());
+    }
+    if (!rec.is_object())
+      Fail(w, "a record is not a JSON object");
+    w.module = Get<std::string>(rec, "module", "", w, "record");
+    auto ver = rec.find("scalana_psg");
+    if (ver == rec.end() || !ver->is_number_integer())
+      Fail(w, "not a PSG record (no 'scalana_psg' version)");
+    if (ver->get<int64_t>() != kPsgSchemaVersion)
+      Fail(w, "schema version " + ver->dump() + ", this analyzer reads version " +
+                  std::to_string(kPsgSchemaVersion));
+    std::string language = Get<std::string>(rec, "language", "unknown", w, "record");
+    auto fs = rec.find("functions");
+    if (fs == rec.end() || !fs->is_array())
+      Fail(w, "no 'functions' array");
+    for (const json &jf : *fs) {
+      LocalPsg f = ParseFunction(jf, w, w.module, language);
+      auto k = by_key.find(f.key);
+      if (k != by_key.end()) {
+        // linkonce/weak functions come once per TU that emits them; the
+        // copies differ only if the TUs were compiled differently, which
+        // matters because then contexts from the dropped copy may not fit.
+        if (warnings && !SameShape(out[k->second], f))
+          warnings->push_back("function '" + f.key + "' has different PSGs in " +
+                              out[k->second].module + " and " + f.module +
+                              " (compiled with different options?); using the first");
+        continue;
+      }
+      auto h = by_hash.find(f.hash);
+      if (h != by_hash.end())
+        throw Error(w.Str() + ": functions '" + out[h->second].key + "' and '" + f.key +
+                    "' have the same hash " + Hex64(f.hash) +
+                    ": their vertex ids cannot be told apart; rename one of them");
+      by_key.emplace(f.key, out.size());
+      by_hash.emplace(f.hash, out.size());
+      out.push_back(std::move(f));
+    }
+    pos = end + 1;
+    ++index;
+  }
+  return out;
+}
+
+// ---------------------------------------------------------------------------
+
+namespace {
+
+// Per-kind counts of a (part of a) graph as shown; saturating.
+struct Counts {
+  uint64_t total = 0, loops = 0, branches = 0, comps = 0, mpis = 0, calls = 0, expanded = 0;
+  void Add(const Counts &o) {
+    total = SatAdd(total, o.total);
+    loops = SatAdd(loops, o.loops);
+    branches = SatAdd(branches, o.branches);
+    comps = SatAdd(comps, o.comps);
+    mpis = SatAdd(mpis, o.mpis);
+    calls = SatAdd(calls, o.calls);
+    expanded = SatAdd(expanded, o.expanded);
+  }
+  void AddKind(VertexKind k) {
+    total = SatAdd(total, 1);
+    switch (k) {
+    case VertexKind::Loop:
+      loops = SatAdd(loops, 1);
+      break;
+    case VertexKind::Branch:
+      branches = SatAdd(branches, 1);
+      break;
+    case VertexKind::Comp:
+      comps = SatAdd(comps, 1);
+      break;
+    case VertexKind::Mpi:
+      mpis = SatAdd(mpis, 1);
+      break;
+    case VertexKind::Call:
+      calls = SatAdd(calls, 1);
+      break;
+    case VertexKind::Function:
+      break;
+    }
+  }
+};
+
+// A function's PSG after contraction at one entry loop depth: the shape every
+// copy of the function at that depth gets. Index 0 is the copy's root.
+struct TVertex {
+  VertexKind kind = VertexKind::Comp;
+  int32_t parent = -1;
+  std::vector<int32_t> children;
+  int32_t arm = -1;
+  SourceLoc loc;
+  uint32_t local = 0;
+  int32_t callee = -1; // call with a record: function index
+  bool indirect = false;
+  uint32_t loop_depth = 0; // loops enclosing it inside the function
+};
+
+struct Template {
+  std::vector<TVertex> v;
+  std::vector<int32_t> local_to_t; // raw local index -> template vertex containing it
+};
+
+} // namespace
+
+struct Psg::Impl {
+  PsgOptions opts;
+  std::vector<LocalPsg> fns;
+  std::unordered_map<std::string, int32_t> by_key;
+  std::unordered_map<uint64_t, int32_t> by_hash;
+  int32_t main_fn = -1;
+  std::string psg_id, build_id, binary;
+  std::vector<std::string> warnings;
+
+  // Static analysis per function.
+  std::vector<std::vector<int32_t>> callee_of;     // per local vertex: callee index or -1
+  std::vector<std::vector<uint8_t>> mpi_below;     // per local vertex (through callees)
+  std::vector<std::vector<uint8_t>> loop_below;    // per local vertex (through callees)
+  std::vector<std::vector<uint32_t>> loops_around; // loops enclosing a local vertex
+  std::vector<uint8_t> fn_mpi, fn_loop;
+  std::vector<std::vector<std::pair<int32_t, uint32_t>>> callers; // (caller fn, call local)
+  std::vector<int32_t> scc;
+  std::vector<uint8_t> scc_cyclic; // per scc: more than one function or a self call
+
+  // Templates: contracted by (fn, min(depth, max_loop_depth)), raw by fn.
+  std::map<std::pair<int32_t, uint32_t>, Template> contracted;
+  std::unordered_map<int32_t, Template> raw;
+
+  // The materialised graph.
+  struct Copy {
+    int32_t fn = -1;
+    VertexId vertex = kNoVertex; // the expanded call (or root) standing for the function vertex
+    uint32_t depth = 0;          // loops enclosing the copy in the whole program
+    std::vector<VertexId> local_map;
+  };
+  std::vector<Vertex> verts;
+  std::vector<int32_t> copy_of;     // per vertex: copy it roots, or -1
+  std::vector<int32_t> call_callee; // per vertex: callee function of a call, or -1
+  std::vector<uint32_t> call_depth; // per vertex: loop depth a callee copy would enter at
+  std::vector<Copy> copies;
+  VertexId root = kNoVertex;
+  std::vector<VertexId> extra_roots;
+  std::unordered_map<uint64_t, VertexId> indirect_targets; // (call vertex, fn) -> target
+  struct Start {
+    int32_t copy = -1;
+    VertexId terminal = kNoVertex;
+  };
+  std::unordered_map<int32_t, Start> starts; // first function of a context -> where it starts
+
+  void Analyse();
+  const Template &GetTemplate(int32_t f, uint32_t depth, bool contract);
+  Template MakeTemplate(int32_t f, uint32_t depth, bool contract);
+  int32_t Materialise(VertexId cv, int32_t f, uint32_t depth);
+  VertexId AddVertex(Vertex v);
+  void Expand(VertexId call);
+  VertexId BindIndirect(VertexId call, int32_t target);
+  int32_t CopyBelow(VertexId call_vertex);
+  Start StartOf(int32_t f, std::vector<uint8_t> &visiting);
+  int32_t FnOfId(uint64_t id) const {
+    auto it = by_hash.find(id & SCALANA_FN_MASK);
+    return it == by_hash.end() ? -1 : it->second;
+  }
+  Counts Count(int32_t f, uint32_t depth, bool contract, std::vector<uint8_t> &on_path,
+               std::map<std::tuple<int32_t, uint32_t, bool>, Counts> &memo);
+  Counts CountProgram(bool contract);
+  bool OnPath(VertexId from, int32_t f, VertexId *copy_vertex) const;
+};
+
+void Psg::Impl::Analyse() {
+  const size_t nf = fns.size();
+  callee_of.resize(nf);
+  mpi_below.resize(nf);
+  loop_below.resize(nf);
+  loops_around.resize(nf);
+  fn_mpi.assign(nf, 0);
+  fn_loop.assign(nf, 0);
+  callers.assign(nf, {});
+  std::vector<std::vector<int32_t>> calls(nf);
+  for (size_t f = 0; f < nf; ++f) {
+    const auto &vs = fns[f].vertices;
+    callee_of[f].assign(vs.size(), -1);
+    for (const LocalVertex &v : vs) {
+      if (v.kind == VertexKind::Mpi)
+        fn_mpi[f] = 1;
+      if (v.kind == VertexKind::Loop)
+        fn_loop[f] = 1;
+      // An indirect call may reach MPI: keep the structure around it.
+      if (v.kind == VertexKind::Call && v.indirect)
+        fn_mpi[f] = 1;
+      if (v.kind == VertexKind::Call && !v.indirect) {
+        auto it = by_key.find(v.callee);
+        if (it != by_key.end()) {
+          callee_of[f][v.local] = it->second;
+          calls[f].push_back(it->second);
+          callers[it->second].emplace_back(int32_t(f), v.local);
+        }
+      }
+    }
+  }
+  // "Has MPI / a loop below" flows from callees to callers: a worklist over
+  // the reverse call graph handles recursion without iterating to a fixpoint.
+  for (auto *flag : {&fn_mpi, &fn_loop}) {
+    std::vector<int32_t> work;
+    for (size_t f = 0; f < nf; ++f)
+      if ((*flag)[f])
+        work.push_back(int32_t(f));
+    while (!work.empty()) {
+      int32_t g = work.back();
+      work.pop_back();
+      for (auto &[caller, local] : callers[g])
+        if (!(*flag)[caller]) {
+          (*flag)[caller] = 1;
+          work.push_back(caller);
+        }
+    }
+  }
+  // Per local vertex: post-order over the tree (children before parents).
+  for (size_t f = 0; f < nf; ++f) {
+    const auto &vs = fns[f].vertices;
+    auto &mb = mpi_below[f], &lb = loop_below[f];
+    auto &la = loops_around[f];
+    mb.assign(vs.size(), 0);
+    lb.assign(vs.size(), 0);
+    la.assign(vs.size(), 0);
+    std::vector<uint32_t> order;
+    order.reserve(vs.size());
+    std::vector<uint32_t> stack{0};
+    while (!stack.empty()) {
+      uint32_t u = stack.back();
+      stack.pop_back();
+      order.push_back(u);
+      for (uint32_t c : vs[u].children) {
+        la[c] = la[u] + (vs[u].kind == VertexKind::Loop ? 1 : 0);
+        stack.push_back(c);
+      }
+    }
+    for (auto it = order.rbegin(); it != order.rend(); ++it) {
+      const LocalVertex &v = vs[*it];
+      uint8_t m = v.kind == VertexKind::Mpi || (v.kind == VertexKind::Call && v.indirect);
+      uint8_t l = v.kind == VertexKind::Loop;
+      int32_t g = callee_of[f][*it];
+      if (g >= 0) {
+        m |= fn_mpi[g];
+        l |= fn_loop[g];
+      }
+      for (uint32_t c : v.children) {
+        m |= mb[c];
+        l |= lb[c];
+      }
+      mb[*it] = m;
+      lb[*it] = l;
+    }
+  }
+  // Strongly connected components of the call graph (iterative Tarjan): a
+  // function outside any cycle expands the same way on every path, so counts
+  // can be memoised per function.
+  scc.assign(nf, -1);
+  std::vector<int32_t> index(nf, -1), low(nf, 0), stk;
+  std::vector<uint8_t> on_stk(nf, 0);
+  int32_t next_index = 0, nscc = 0;
+  for (size_t s = 0; s < nf; ++s) {
+    if (index[s] >= 0)
+      continue;
+    std::vector<std::pair<int32_t, size_t>> dfs{{int32_t(s), 0}};
+    index[s] = low[s] = next_index++;
+    stk.push_back(int32_t(s));
+    on_stk[s] = 1;
+    while (!dfs.empty()) {
+      auto &[u, i] = dfs.back();
+      if (i < calls[u].size()) {
+        int32_t w = calls[u][i++];
+        if (index[w] < 0) {
+          index[w] = low[w] = next_index++;
+          stk.push_back(w);
+          on_stk[w] = 1;
+          dfs.emplace_back(w, 0);
+        } else if (on_stk[w]) {
+          low[u] = std::min(low[u], index[w]);
+        }
+        continue;
+      }
+      int32_t done = u;
+      dfs.pop_back();
+      if (!dfs.empty())
+        low[dfs.back().first] = std::min(low[dfs.back().first], low[done]);
+      if (low[done] == index[done]) {
+        int32_t w;
+        do {
+          w = stk.back();
+          stk.pop_back();
+          on_stk[w] = 0;
+          scc[w] = nscc;
+        } while (w != done);
+        ++nscc;
+      }
+    }
+  }
+  scc_cyclic.assign(nscc, 0);
+  std::vector<int32_t> size(nscc, 0);
+  for (size_t f = 0; f < nf; ++f)
+    ++size[scc[f]];
+  for (size_t f = 0; f < nf; ++f) {
+    if (size[scc[f]] > 1)
+      scc_cyclic[scc[f]] = 1;
+    for (int32_t g : calls[f])
+      if (g == int32_t(f))
+        scc_cyclic[scc[f]] = 1;
+  }
+}
+
+// Contraction of one function at whole-program entry loop depth `depth`
+// (docs/psg.md). Without contraction the template is the local PSG with
+// calls that have no record turned into Comp.
+Template Psg::Impl::MakeTemplate(int32_t f, uint32_t depth, bool contract) {
+  const LocalPsg &fn = fns[f];
+  const auto &vs = fn.vertices;
+  const uint32_t max_depth = opts.max_loop_depth;
+  Template t;
+  t.local_to_t.assign(vs.size(), 0);
+  TVertex r;
+  r.kind = VertexKind::Function;
+  r.loc = fn.loc;
+  t.v.push_back(r);
+
+  auto loc_of = [&](const LocalVertex &v) {
+    SourceLoc l = v.loc;
+    if (l.file.empty())
+      l.file = fn.loc.file;
+    return l;
+  };
+  auto map_subtree = [&](uint32_t u, int32_t to, std::vector<uint32_t> *locals) {
+    std::vector<uint32_t> st{u};
+    while (!st.empty()) {
+      uint32_t x = st.back();
+      st.pop_back();
+      t.local_to_t[x] = to;
+      if (locals)
+        locals->push_back(x);
+      for (uint32_t c : vs[x].children)
+        st.push_back(c);
+    }
+  };
+  // Global loop depth of the code directly inside local vertex u's parent.
+  auto enclosing = [&](uint32_t u) { return depth + loops_around[f][u]; };
+  auto is_comp = [&](uint32_t c) {
+    const LocalVertex &v = vs[c];
+    uint32_t d = enclosing(c);
+    if (v.kind == VertexKind::Comp)
+      return true;
+    if (v.kind == VertexKind::Call && !v.indirect && callee_of[f][c] < 0)
+      return true;
+    if (!contract)
+      return false;
+    switch (v.kind) {
+    case VertexKind::Loop:
+      return !mpi_below[f][c] && d + 1 > max_depth;
+    case VertexKind::Branch:
+    case VertexKind::Call:
+      return !mpi_below[f][c] && !(loop_below[f][c] && d < max_depth);
+    default:
+      return false;
+    }
+  };
+  auto folds = [&](uint32_t c) {
+    return contract && vs[c].kind == VertexKind::Loop && enclosing(c) + 1 > max_depth;
+  };
+
+  struct Pending {
+    std::vector<uint32_t> roots; // raw subtrees that become one Comp
+    int32_t arm = -1;
+  };
+  std::function<void(int32_t, uint32_t, Pending &, int32_t)> emit;
+  auto flush = [&](int32_t tparent, Pending &p) {
+    if (p.roots.empty())
+      return;
+    int32_t ti = int32_t(t.v.size());
+    TVertex cv;
+    cv.kind = VertexKind::Comp;
+    cv.parent = tparent;
+    cv.arm = p.arm;
+    cv.local = p.roots.front();
+    cv.loop_depth = loops_around[f][p.roots.front()];
+    std::vector<uint32_t> locals;
+    for (uint32_t u : p.roots)
+      map_subtree(u, ti, &locals);
+    bool first = true;
+    for (uint32_t x : locals) {
+      SourceLoc l = loc_of(vs[x]);
+      if (l.line == 0)
+        continue;
+      if (first)
+        cv.loc = l;
+      cv.loc.line = std::min(cv.loc.line, l.line);
+      cv.loc.end_line = std::max({cv.loc.end_line, l.end_line, l.line});
+      first = false;
+    }
+    if (first)
+      cv.loc.file = fn.loc.file;
+    t.v.push_back(cv);
+    t.v[tparent].children.push_back(ti);
+    p.roots.clear();
+  };
+  // Emits the children of raw vertex u under template vertex tparent. A
+  // folded loop splices its children into tparent, so pending computation is
+  // shared with the caller to merge across the fold.
+  emit = [&](int32_t tparent, uint32_t u, Pending &pending, int32_t inherited_arm) {
+    bool branch = vs[u].kind == VertexKind::Branch;
+    for (uint32_t c : vs[u].children) {
+      int32_t arm = branch ? vs[c].arm : inherited_arm;
+      if (is_comp(c)) {
+        // Arms of a branch are alternatives: never merge across them.
+        if (!contract || pending.arm != arm)
+          flush(tparent, pending);
+        pending.arm = arm;
+        pending.roots.push_back(c);
+        if (!contract)
+          flush(tparent, pending);
+        continue;
+      }
+      if (folds(c)) {
+        t.local_to_t[c] = tparent; // its own code becomes the parent's
+        emit(tparent, c, pending, arm);
+        continue;
+      }
+      flush(tparent, pending);
+      const LocalVertex &v = vs[c];
+      int32_t ti = int32_t(t.v.size());
+      TVertex tv;
+      tv.kind = v.kind;
+      tv.parent = tparent;
+      tv.arm = arm;
+      tv.loc = loc_of(v);
+      tv.local = c;
+      tv.callee = callee_of[f][c];
+      tv.indirect = v.indirect;
+      tv.loop_depth = loops_around[f][c];
+      t.v.push_back(tv);
+      t.v[tparent].children.push_back(ti);
+      t.local_to_t[c] = ti;
+      if (v.kind == VertexKind::Loop || v.kind == VertexKind::Branch) {
+        Pending inner;
+        emit(ti, c, inner, -1);
+        flush(ti, inner);
+        // A loop whose body is only computation is a leaf: the Comp would
+        // just repeat the loop's own time.
+        if (contract && v.kind == VertexKind::Loop && t.v[ti].children.size() == 1 &&
+            t.v.back().kind == VertexKind::Comp && t.v[ti].children[0] == int32_t(t.v.size()) - 1) {
+          for (auto &m : t.local_to_t)
+            if (m == int32_t(t.v.size()) - 1)
+              m = ti;
+          t.v.pop_back();
+          t.v[ti].children.clear();
+        }
+      } else {
+        // Calls and MPI: raw children (none expected) belong to the vertex.
+        map_subtree(c, ti, nullptr);
+      }
+    }
+  };
+  Pending top;
+  emit(0, 0, top, -1);
+  flush(0, top);
+  if (contract && t.v[0].children.size() == 1 && t.v.size() == 2 &&
+      t.v[1].kind == VertexKind::Comp) {
+    for (auto &m : t.local_to_t)
+      m = 0;
+    t.v.pop_back();
+    t.v[0].children.clear();
+  }
+  return t;
+}
+
+const Template &Psg::Impl::GetTemplate(int32_t f, uint32_t depth, bool contract) {
+  if (!contract) {
+    auto it = raw.find(f);
+    if (it == raw.end())
+      it = raw.emplace(f, MakeTemplate(f, 0, false)).first;
+    return it->second;
+  }
+  // Past the limit every loop folds, so deeper entries contract alike.
+  uint32_t d = std::min(depth, opts.max_loop_depth);
+  auto key = std::make_pair(f, d);
+  auto it = contracted.find(key);
+  if (it == contracted.end())
+    it = contracted.emplace(key, MakeTemplate(f, d, true)).first;
+  return it->second;
+}
+
+VertexId Psg::Impl::AddVertex(Vertex v) {
+  verts.push_back(std::move(v));
+  copy_of.push_back(-1);
+  call_callee.push_back(-1);
+  call_depth.push_back(0);
+  return VertexId(verts.size() - 1);
+}
+
+// Is function f on the expansion path from `from` up to the root? Sets
+// *copy_vertex to the vertex of the innermost copy of f on it.
+bool Psg::Impl::OnPath(VertexId from, int32_t f, VertexId *copy_vertex) const {
+  for (VertexId x = from; x != kNoVertex; x = verts[x].parent) {
+    int32_t c = copy_of[x];
+    if (c >= 0 && copies[c].fn == f) {
+      *copy_vertex = x;
+      return true;
+    }
+  }
+  return false;
+}
+
+// Makes vertex cv stand for function f's vertex and adds f's contracted PSG
+// below it. Calls with a record stay unexpanded until Expand.
+int32_t Psg::Impl::Materialise(VertexId cv, int32_t f, uint32_t depth) {
+  const Template &t = GetTemplate(f, depth, opts.contract);
+  int32_t ci = int32_t(copies.size());
+  copies.push_back(Copy{f, cv, depth, {}});
+  copy_of[cv] = ci;
+  std::vector<VertexId> tmap(t.v.size(), kNoVertex);
+  tmap[0] = cv;
+  for (size_t i = 1; i < t.v.size(); ++i) {
+    const TVertex &tv = t.v[i];
+    Vertex v;
+    v.kind = tv.kind;
+    v.parent = tmap[tv.parent];
+    v.arm = tv.arm;
+    v.loc = tv.loc;
+    v.function = f;
+    v.local = tv.local;
+    const LocalVertex &lv = fns[f].vertices[tv.local];
+    if (tv.kind == VertexKind::Mpi) {
+      v.label = lv.mpi_op;
+      v.mpi_class = lv.mpi_class;
+    } else if (tv.kind == VertexKind::Call) {
+      v.indirect = tv.indirect;
+      v.label = tv.indirect ? "?" : tv.callee >= 0 ? fns[tv.callee].name : lv.callee;
+    }
+    VertexId id = AddVertex(std::move(v));
+    tmap[i] = id;
+    verts[tmap[tv.parent]].children.push_back(id);
+    if (tv.kind == VertexKind::Call) {
+      call_depth[id] = depth + tv.loop_depth;
+      if (tv.callee >= 0) {
+        VertexId target;
+        if (OnPath(cv, tv.callee, &target)) {
+          verts[id].recursive = true;
+          verts[id].recursion_target = target;
+        } else {
+          call_callee[id] = tv.callee;
+        }
+      }
+    }
+  }
+  Copy &c = copies[ci];
+  c.local_map.resize(t.local_to_t.size());
+  for (size_t l = 0; l < t.local_to_t.size(); ++l)
+    c.local_map[l] = tmap[t.local_to_t[l]];
+  return ci;
+}
+
+void Psg::Impl::Expand(VertexId call) {
+  if (verts[call].expanded || call_callee[call] < 0)
+    return;
+  verts[call].expanded = true;
+  Materialise(call, call_callee[call], call_depth[call]);
+}
+
+VertexId Psg::Impl::BindIndirect(VertexId call, int32_t target) {
+  uint64_t key = uint64_t(uint32_t(call)) << 32 | uint32_t(target);
+  auto it = indirect_targets.find(key);
+  if (it != indirect_targets.end())
+    return it->second;
+  Vertex v;
+  v.kind = VertexKind::Call;
+  v.parent = call;
+  v.loc = verts[call].loc;
+  v.function = verts[call].function;
+  v.local = verts[call].local;
+  v.label = fns[target].name;
+  v.indirect = true;
+  VertexId id = AddVertex(std::move(v));
+  verts[call].children.push_back(id);
+  call_depth[id] = call_depth[call];
+  VertexId loop_to;
+  if (OnPath(call, target, &loop_to)) {
+    verts[id].recursive = true;
+    verts[id].recursion_target = loop_to;
+  } else {
+    call_callee[id] = target;
+    Expand(id);
+  }
+  indirect_targets.emplace(key, id);
+  return id;
+}
+
+// The copy a context continues in below a (kept) call vertex.
+int32_t Psg::Impl::CopyBelow(VertexId x) {
+  if (verts[x].recursive)
+    return copy_of[verts[x].recursion_target];
+  Expand(x);
+  return copy_of[x];
+}
+
+// Where a context whose outermost frame is in function f starts: main's
+// copy; else below f's only call site (recursively up to main); else a
+// synthetic root of its own (OpenMP outlined functions, thread routines).
+Psg::Impl::Start Psg::Impl::StartOf(int32_t f, std::vector<uint8_t> &visiting) {
+  if (f == main_fn)
+    return Start{copy_of[root], kNoVertex};
+  auto it = starts.find(f);
+  if (it != starts.end())
+    return it->second;
+  Start s;
+  if (callers[f].size() == 1 && callers[f][0].first != f && !visiting[f]) {
+    visiting[f] = 1;
+    auto [caller, local] = callers[f][0];
+    Start up = StartOf(caller, visiting);
+    visiting[f] = 0;
+    if (up.terminal != kNoVertex) {
+      s.terminal = up.terminal;
+    } else if (up.copy >= 0) {
+      const Copy &c = copies[up.copy];
+      VertexId x = c.local_map[local];
+      const Vertex &xv = verts[x];
+      if (xv.kind == VertexKind::Call && xv.function == caller && xv.local == local)
+        s.copy = CopyBelow(x);
+      else
+        s.terminal = x; // the call was contracted into computation
+    }
+  }
+  if (s.copy < 0 && s.terminal == kNoVertex) {
+    Vertex v;
+    v.kind = VertexKind::Function;
+    v.loc = fns[f].loc;
+    v.function = f;
+    v.label = fns[f].name;
+    VertexId id = AddVertex(std::move(v));
+    extra_roots.push_back(id);
+    s.copy = Materialise(id, f, 0);
+  }
+  starts.emplace(f, s);
+  return s;
+}
+
+Counts Psg::Impl::Count(int32_t f, uint32_t depth, bool contract, std::vector<uint8_t> &on_path,
+                        std::map<std::tuple<int32_t, uint32_t, bool>, Counts> &memo) {
+  // Outside call-graph cycles the expansion of f does not depend on the path
+  // (nothing below f can be on it), so one entry per (f, depth) suffices.
+  // Inside a cycle it does; such cycles are small in practice.
+  uint32_t d = contract ? std::min(depth, opts.max_loop_depth) : 0;
+  bool cacheable = !scc_cyclic[scc[f]];
+  auto key = std::make_tuple(f, d, contract);
+  if (cacheable) {
+    auto it = memo.find(key);
+    if (it != memo.end())
+      return it->second;
+  }
+  on_path[f] = 1;
+  Counts c;
+  const Template &t = GetTemplate(f, d, contract);
+  for (size_t i = 1; i < t.v.size(); ++i) {
+    const TVertex &tv = t.v[i];
+    if (tv.kind == VertexKind::Call && tv.callee >= 0 && !on_path[tv.callee]) {
+      c.expanded = SatAdd(c.expanded, 1);
+      c.Add(Count(tv.callee, depth + tv.loop_depth, contract, on_path, memo));
+    } else {
+      c.AddKind(tv.kind);
+    }
+  }
+  on_path[f] = 0;
+  if (cacheable)
+    memo.emplace(key, c);
+  return c;
+}
+
+Counts Psg::Impl::CountProgram(bool contract) {
+  std::vector<uint8_t> on_path(fns.size(), 0);
+  std::map<std::tuple<int32_t, uint32_t, bool>, Counts> memo;
+  Counts c = Count(main_fn, 0, contract, on_path, memo);
+  c.total = SatAdd(c.total, 1); // the root
+  return c;
+}
+
+// ---------------------------------------------------------------------------
+
+Psg::Psg() : impl_(std::make_unique<Impl>()) {}
+Psg::~Psg() = default;
+Psg::Psg(Psg &&) noexcept = default;
+Psg &Psg::operator=(Psg &&) noexcept = default;
+
+Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
+  Psg p;
+  Impl &m = *p.impl_;
+  m.opts = opts;
+  m.fns = std::move(functions);
+  for (size_t i = 0; i < m.fns.size(); ++i) {
+    const LocalPsg &f = m.fns[i];
+    if (f.vertices.empty() || f.vertices[0].kind != VertexKind::Function)
+      throw Error("function '" + f.key + "': vertex 0 must be the function vertex");
+    for (const LocalVertex &v : f.vertices) {
+      for (uint32_t c : v.children)
+        if (c >= f.vertices.size() || c == 0)
+          throw Error("function '" + f.key + "': vertex " + std::to_string(v.local) +
+                      " has child " + std::to_string(c) + " out of range");
+    }
+    if (!m.by_key.emplace(f.key, int32_t(i)).second)
+      throw Error("function '" + f.key + "' is given twice");
+    uint64_t h = f.hash ? f.hash : scalana_function_hash(f.key.data(), f.key.size());
+    m.fns[i].hash = h & SCALANA_FN_MASK;
+    auto [it, fresh] = m.by_hash.emplace(m.fns[i].hash, int32_t(i));
+    if (!fresh)
+      throw Error("functions '" + m.fns[it->second].key + "' and '" + f.key +
+                  "' have the same hash " + Hex64(h) + "; rename one of them");
+  }
+  // flang-new-19 emits `main` calling the program unit `_QQmain`; older
+  // flang put `main` in its runtime, which is not instrumented.
+  for (const char *name : {"main", "_QQmain"}) {
+    auto it = m.by_key.find(name);
+    if (it != m.by_key.end()) {
+      m.main_fn = it->second;
+      break;
+    }
+  }
+  if (m.main_fn < 0)
+    throw Error("no PSG record of main (nor of a Fortran main program _QQmain): build the file "
+                "that defines main with scalana-cc, scalana-cxx or scalana-fc");
+  // The local index is the position (hand-built graphs may leave it unset).
+  for (LocalPsg &f : m.fns)
+    for (size_t l = 0; l < f.vertices.size(); ++l)
+      f.vertices[l].local = uint32_t(l);
+  m.Analyse();
+  Vertex r;
+  r.kind = VertexKind::Function;
+  r.loc = m.fns[m.main_fn].loc;
+  r.function = m.main_fn;
+  r.label = m.fns[m.main_fn].name;
+  m.root = m.AddVertex(std::move(r));
+  m.Materialise(m.root, m.main_fn, 0);
+  return p;
+}
+
+Psg Psg::LoadFromBinary(const std::string &binary, const PsgOptions &opts) {
+  std::string err;
+  auto info = ReadElf(binary, kPsgSection, &err);
+  if (!info)
+    throw Error(err + ": give the path of a program built with scalana-cc, scalana-cxx or "
+                      "scalana-fc");
+  if (!info->has_section)
+    throw Error(binary +
+                " has no Program Structure Graph (section scalana_psg missing): rebuild it with "
+                "scalana-cc, scalana-cxx or scalana-fc (e.g. CC=scalana-cc make)");
+  std::vector<std::string> warnings;
+  std::vector<LocalPsg> fns;
+  try {
+    fns = ParsePsgSection(info->section, &warnings);
+  } catch (const Error &e) {
+    throw Error(binary + ": " + e.what());
+  }
+  if (fns.empty())
+    throw Error(binary + " has an empty scalana_psg section: rebuild it with scalana-cc, "
+                         "scalana-cxx or scalana-fc");
+  Psg p;
+  try {
+    p = Build(std::move(fns), opts);
+  } catch (const Error &e) {
+    throw Error(binary + ": " + e.what());
+  }
+  p.impl_->psg_id = PsgIdOf(info->section);
+  p.impl_->build_id = info->build_id;
+  p.impl_->binary = binary;
+  p.impl_->warnings = std::move(warnings);
+  return p;
+}
+
+const std::vector<Vertex> &Psg::vertices() const { return impl_->verts; }
+const Vertex &Psg::vertex(VertexId v) const { return impl_->verts.at(size_t(v)); }
+VertexId Psg::root() const { return impl_->root; }
+const std::vector<LocalPsg> &Psg::functions() const { return impl_->fns; }
+const std::string &Psg::psg_id() const { return impl_->psg_id; }
+const std::vector<VertexId> &Psg::extra_roots() const { return impl_->extra_roots; }
+const std::string &Psg::build_id() const { return impl_->build_id; }
+const std::string &Psg::binary() const { return impl_->binary; }
+const std::vector<std::string> &Psg::warnings() const { return impl_->warnings; }
+const PsgOptions &Psg::options() const { return impl_->opts; }
+
+const LocalPsg *Psg::FunctionOfId(uint64_t raw_id) const {
+  int32_t f = impl_->FnOfId(raw_id);
+  return f < 0 ? nullptr : &impl_->fns[f];
+}
+
+VertexId Psg::Resolve(const Context &ctx) {
+  Impl &m = *impl_;
+  if (ctx.empty() || m.root == kNoVertex)
+    return kNoVertex;
+  size_t n = ctx.size();
+  size_t first = 0;
+  // Deeper than the runtime's stack: only the vertex is trustworthy.
+  if (n > SCALANA_CTX_STACK_CAP + 1)
+    first = n - 1;
+  // Last two ids equal: running in an uninstrumented callee of that call
+  // site; the sample belongs to the call site's vertex.
+  size_t last = n - 1;
+  if (n - first >= 2 && ctx[n - 1] == ctx[n - 2])
+    last = n - 2;
+  int32_t f0 = m.FnOfId(ctx[first]);
+  if (f0 < 0)
+    return kNoVertex;
+  std::vector<uint8_t> visiting;
+  int32_t copy;
+  if (f0 == m.main_fn) {
+    copy = m.copy_of[m.root];
+  } else {
+    auto it = m.starts.find(f0);
+    Impl::Start s;
+    if (it != m.starts.end()) {
+      s = it->second;
+    } else {
+      visiting.assign(m.fns.size(), 0);
+      s = m.StartOf(f0, visiting);
+    }
+    if (s.terminal != kNoVertex)
+      return s.terminal;
+    copy = s.copy;
+  }
+  for (size_t i = first; i < last; ++i) {
+    uint64_t id = ctx[i];
+    const Impl::Copy &c = m.copies[copy];
+    const LocalPsg &fn = m.fns[c.fn];
+    uint32_t local = scalana_id_local(id);
+    if (scalana_id_function(id) != fn.hash || local >= fn.vertices.size() ||
+        fn.vertices[local].kind != VertexKind::Call)
+      return kNoVertex;
+    VertexId x = c.local_map[local];
+    const Vertex &xv = m.verts[x];
+    if (!(xv.kind == VertexKind::Call && xv.function == c.fn && xv.local == local))
+      return x; // the call is part of a Comp (or a folded structure): all below is in it
+    if (xv.indirect && !xv.recursive) {
+      int32_t target = m.FnOfId(ctx[i + 1]);
+      if (target < 0)
+        return kNoVertex;
+      x = m.BindIndirect(x, target);
+    }
+    copy = m.CopyBelow(x);
+    if (copy < 0)
+      return kNoVertex; // callee without a record
+  }
+  const Impl::Copy &c = m.copies[copy];
+  const LocalPsg &fn = m.fns[c.fn];
+  uint64_t id = ctx[last];
+  uint32_t local = scalana_id_local(id);
+  if (scalana_id_function(id) != fn.hash || local >= fn.vertices.size())
+    return kNoVertex;
+  return c.local_map[local];
+}
+
+void Psg::ExpandAll() {
+  Impl &m = *impl_;
+  Counts c = m.CountProgram(m.opts.contract);
+  uint64_t need = SatAdd(c.total, c.expanded);
+  if (need > m.opts.max_vertices)
+    throw Error((m.binary.empty() ? std::string("the program") : m.binary) +
+                ": the whole-program PSG would have " + std::to_string(need) +
+                " vertices, more than the limit of " + std::to_string(m.opts.max_vertices) +
+                ": lower --max-loop-depth (contraction shrinks it) or raise --max-vertices");
+  for (size_t i = 0; i < m.verts.size(); ++i)
+    if (m.call_callee[i] >= 0 && !m.verts[i].expanded)
+      m.Expand(VertexId(i));
+}
+
+PsgStats Psg::Stats() const {
+  Impl &m = *impl_;
+  PsgStats s;
+  s.functions = m.fns.size();
+  if (m.main_fn < 0)
+    return s;
+  Counts before = m.CountProgram(false);
+  Counts after = m.opts.contract ? m.CountProgram(true) : before;
+  s.vertices_before = before.total;
+  s.vertices_after = after.total;
+  s.loops = after.loops;
+  s.branches = after.branches;
+  s.comps = after.comps;
+  s.mpis = after.mpis;
+  s.calls = after.calls;
+  s.expanded_calls = after.expanded;
+  return s;
+}
+
+std::vector<std::string> Psg::CallPath(VertexId v) const {
+  const Impl &m = *impl_;
+  std::vector<std::string> path;
+  for (VertexId x = v; x != kNoVertex; x = m.verts.at(size_t(x)).parent) {
+    int32_t c = m.copy_of[x];
+    if (c >= 0)
+      path.push_back(m.fns[m.copies[c].fn].name);
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+const LocalPsg &Psg::FunctionOf(VertexId v) const {
+  return impl_->fns.at(size_t(vertex(v).function));
+}
+
+// --- writers ---------------------------------------------------------------
+
+namespace {
+
+std::string LocText(const SourceLoc &l) {
+  std::string s = l.file + ":" + std::to_string(l.line);
+  if (l.end_line != 0 && l.end_line != l.line)
+    s += "-" + std::to_string(l.end_line);
+  return s;
+}
+
+} // namespace
+
+std::string Psg::ToText() const {
+  const Impl &m = *impl_;
+  std::ostringstream out;
+  out << "PSG of " << (m.binary.empty() ? std::string("<memory>") : m.binary) << " ("
+      << m.fns.size() << " functions, psg " << (m.psg_id.empty() ? "-" : m.psg_id) << ")\n";
+  // Expanded calls are not shown: the callee's children take their place
+  // (paper Fig. 4(b)), inheriting the call's arm. Targets bound under an
+  // indirect call are shown, since there can be several.
+  struct Item {
+    VertexId v;
+    int indent;
+    int32_t arm;
+  };
+  auto print_tree = [&](VertexId top) {
+    std::vector<Item> st{{top, 0, -1}};
+    while (!st.empty()) {
+      Item it = st.back();
+      st.pop_back();
+      const Vertex &v = m.verts[it.v];
+      bool parent_indirect = v.parent != kNoVertex && m.verts[v.parent].indirect;
+      bool hidden = v.kind == VertexKind::Call && v.expanded && !parent_indirect;
+      int32_t arm = v.arm >= 0 ? v.arm : it.arm;
+      int child_indent = it.indent + 1;
+      if (hidden) {
+        child_indent = it.indent;
+      } else {
+        std::string line(size_t(it.indent) * 2, ' ');
+        switch (v.kind) {
+        case VertexKind::Function:
+          line += "Root " + v.label;
+          break;
+        case VertexKind::Loop:
+          line += "Loop";
+          break;
+        case VertexKind::Branch:
+          line += "Branch";
+          break;
+        case VertexKind::Comp:
+          line += "Comp";
+          break;
+        case VertexKind::Mpi:
+          line += "MPI " + v.label;
+          break;
+        case VertexKind::Call:
+          line += "Call " + v.label;
+          break;
+        }
+        line += " " + LocText(v.loc);
+        if (arm >= 0 && v.kind != VertexKind::Function)
+          line += " (arm " + std::to_string(arm) + ")";
+        if (v.recursive)
+          line += " (recursive)";
+        if (v.indirect)
+          line += " (indirect)";
+        if (v.kind != VertexKind::Function && v.function >= 0 && v.function != m.main_fn)
+          line += " (in " + m.fns[v.function].name + ")";
+        out << line << "\n";
+      }
+      // Children inherit an arm only through hidden calls.
+      int32_t pass_arm = hidden ? arm : -1;
+      for (auto c = v.children.rbegin(); c != v.children.rend(); ++c)
+        st.push_back({*c, child_indent, pass_arm});
+    }
+  };
+  print_tree(m.root);
+  for (VertexId r : m.extra_roots)
+    print_tree(r);
+  PsgStats s = Stats();
+  out << "summary: " << s.vertices_before << " vertices before contraction, " << s.vertices_after
+      << " after; loop " << s.loops << ", branch " << s.branches << ", comp " << s.comps << ", mpi "
+      << s.mpis << ", call " << s.calls << "\n";
+  return out.str();
+}
+
+std::string Psg::ToJson() const {
+  const Impl &m = *impl_;
+  json j;
+  j["binary"] = m.binary;
+  j["psg_id"] = m.psg_id;
+  j["build_id"] = m.build_id;
+  j["max_loop_depth"] = m.opts.max_loop_depth;
+  j["contract"] = m.opts.contract;
+  json fns = json::array();
+  for (const LocalPsg &f : m.fns)
+    fns.push_back(
+        {{"key", f.key}, {"name", f.name}, {"module", f.module}, {"hash", Hex64(f.hash)}});
+  j["functions"] = std::move(fns);
+  j["root"] = m.root;
+  j["extra_roots"] = m.extra_roots;
+  json vs = json::array();
+  for (size_t i = 0; i < m.verts.size(); ++i) {
+    const Vertex &v = m.verts[i];
+    json jv = {{"id", i},
+               {"kind", ToString(v.kind)},
+               {"parent", v.parent},
+               {"children", v.children},
+               {"file", v.loc.file},
+               {"line", v.loc.line},
+               {"end_line", v.loc.end_line},
+               {"function", v.function},
+               {"local", v.local}};
+    if (v.arm >= 0)
+      jv["arm"] = v.arm;
+    if (!v.label.empty())
+      jv["label"] = v.label;
+    if (v.kind == VertexKind::Mpi)
+      jv["class"] = ToString(v.mpi_class);
+    if (v.recursive) {
+      jv["recursive"] = true;
+      jv["recursion_target"] = v.recursion_target;
+    }
+    if (v.indirect)
+      jv["indirect"] = true;
+    if (v.expanded)
+      jv["expanded"] = true;
+    vs.push_back(std::move(jv));
+  }
+  j["vertices"] = std::move(vs);
+  PsgStats s = Stats();
+  j["summary"] = {{"vertices_before", s.vertices_before},
+                  {"vertices_after", s.vertices_after},
+                  {"loop", s.loops},
+                  {"branch", s.branches},
+                  {"comp", s.comps},
+                  {"mpi", s.mpis},
+                  {"call", s.calls},
+                  {"functions", s.functions}};
+  return j.dump(1) + "\n";
+}
+
+std::string Psg::ToDot() const {
+  const Impl &m = *impl_;
+  auto esc = [](const std::string &s) {
+    std::string o;
+    for (char c : s) {
+      if (c == '"' || c == '\\')
+        o += '\\';
+      o += c;
+    }
+    return o;
+  };
+  std::ostringstream out;
+  out << "digraph psg {\n  node [shape=box, fontname=\"monospace\"];\n";
+  for (size_t i = 0; i < m.verts.size(); ++i) {
+    const Vertex &v = m.verts[i];
+    std::string label = std::string(ToString(v.kind));
+    if (!v.label.empty())
+      label += " " + v.label;
+    label += "\\n" + LocText(v.loc);
+    if (v.function >= 0 && v.function != m.main_fn)
+      label += "\\n(in " + m.fns[v.function].name + ")";
+    const char *shape = v.kind == VertexKind::Loop     ? "ellipse"
+                        : v.kind == VertexKind::Branch ? "diamond"
+                        : v.kind == VertexKind::Mpi    ? "box, style=filled, fillcolor=lightblue"
+                        : v.kind == VertexKind::Comp   ? "box, style=dashed"
+                                                       : "box";
+    out << "  v" << i << " [label=\"" << esc(label) << "\", shape=" << shape << "];\n";
+    for (VertexId c : v.children) {
+      out << "  v" << i << " -> v" << c;
+      if (m.verts[c].arm >= 0)
+        out << " [label=\"arm " << m.verts[c].arm << "\"]";
+      out << ";\n";
+    }
+    if (v.recursive && v.recursion_target != kNoVertex)
+      out << "  v" << i << " -> v" << v.recursion_target
+          << " [style=dashed, label=\"recursion\"];\n";
+  }
+  out << "}\n";
+  return out.str();
+}
+
+std::string Psg::Write(PsgFormat format) const {
+  switch (format) {
+  case PsgFormat::Text:
+    return ToText();
+  case PsgFormat::Json:
+    return ToJson();
+  case PsgFormat::Dot:
+    return ToDot();
+  }
+  return ToText();
+}
+
+} // namespace scalana

@@ -1,0 +1,56 @@
+// `scalana psg BINARY`: prints the whole-program Program Structure Graph of a
+// program built with scalana-cc/-cxx/-fc (docs/psg.md).
+#include "psg.h"
+
+#include <CLI/CLI.hpp>
+
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+
+int main(int argc, char **argv) {
+  CLI::App app{"Print the whole-program Program Structure Graph (PSG) of a binary built with "
+               "scalana-cc, scalana-cxx or scalana-fc.",
+               "scalana psg"};
+  std::string binary, format = "text", output;
+  scalana::PsgOptions opts;
+  bool no_contract = false;
+  app.add_option("BINARY", binary, "the program")->required();
+  app.add_option("--max-loop-depth", opts.max_loop_depth,
+                 "loops nested deeper than this fold into their parent")
+      ->capture_default_str();
+  app.add_flag("--no-contract", no_contract, "show the fully expanded graph, uncontracted");
+  app.add_option("--format", format, "output format")
+      ->check(CLI::IsMember({"text", "json", "dot"}))
+      ->capture_default_str();
+  app.add_option("-o,--output", output, "write to FILE instead of standard output");
+  app.add_option("--max-vertices", opts.max_vertices, "refuse to expand graphs larger than this")
+      ->capture_default_str();
+  CLI11_PARSE(app, argc, argv);
+  opts.contract = !no_contract;
+  try {
+    scalana::Psg psg = scalana::Psg::LoadFromBinary(binary, opts);
+    for (const std::string &w : psg.warnings())
+      std::fprintf(stderr, "scalana psg: warning: %s\n", w.c_str());
+    psg.ExpandAll();
+    scalana::PsgFormat f = format == "json"  ? scalana::PsgFormat::Json
+                           : format == "dot" ? scalana::PsgFormat::Dot
+                                             : scalana::PsgFormat::Text;
+    std::string text = psg.Write(f);
+    if (output.empty()) {
+      std::fwrite(text.data(), 1, text.size(), stdout);
+    } else {
+      std::ofstream out(output, std::ios::binary);
+      out << text;
+      if (!out.flush())
+        throw scalana::Error(output + ": cannot write: check the directory exists and is writable");
+    }
+  } catch (const scalana::Error &e) {
+    std::fprintf(stderr, "scalana psg: %s\n", e.what());
+    return 1;
+  } catch (const std::exception &e) {
+    std::fprintf(stderr, "scalana psg: internal error: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
