@@ -243,8 +243,9 @@ uint64_t ParseId(const std::string &text) {
   return v;
 }
 
-Profile ReadProfileFile(const std::string &path) {
-  std::string text = ReadGzip(path);
+Profile ReadProfileFile(const std::string &path) { return ProfileFromJson(ReadGzip(path), path); }
+
+Profile ProfileFromJson(const std::string &text, const std::string &path) {
   json j;
   try {
     j = json::parse(text);
@@ -286,12 +287,20 @@ Profile ReadProfile(const std::string &run_dir) {
     throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
                           "under `scalana prof`, or died before the profiler could write");
   std::sort(files.begin(), files.end());
+  std::vector<Profile> parts;
+  for (const std::string &f : files)
+    parts.push_back(ReadProfileFile(f));
+  Profile merged = MergeProfiles(std::move(parts));
+  merged.meta.complete = false;
+  return merged;
+}
+
+Profile MergeProfiles(std::vector<Profile> parts) {
   Profile merged;
   std::map<Context, uint32_t> ctx_index;
   std::map<std::vector<int>, uint32_t> comm_index;
   bool first = true;
-  for (const std::string &f : files) {
-    Profile part = ReadProfileFile(f);
+  for (Profile &part : parts) {
     if (first) {
       merged.meta = part.meta;
       first = false;
@@ -323,14 +332,15 @@ Profile ReadProfile(const std::string &run_dir) {
       merged.ranks.push_back(std::move(r));
     }
   }
-  merged.meta.complete = false;
   std::sort(merged.ranks.begin(), merged.ranks.end(),
             [](const RankData &a, const RankData &b) { return a.rank < b.rank; });
   return merged;
 }
 
+std::string ProfileToJson(const Profile &p) { return ToJson(p).dump(); }
+
 void WriteProfileFile(const Profile &p, const std::string &path) {
-  std::string text = ToJson(p).dump();
+  std::string text = ProfileToJson(p);
   // Unique temporary name in the same directory so rename() is atomic and
   // concurrent writers (per-rank fallbacks) never share one.
   std::string tmp = path + ".tmp." + std::to_string(getpid());

@@ -16,10 +16,10 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-using Context = std::vector<uint64_t>;  // call-site raw ids..., vertex raw id
+using Context = std::vector<uint64_t>; // call-site raw ids..., vertex raw id
 
 struct SamplingInfo {
-  std::string source = "none";  // papi-presets | papi:perf::TASK-CLOCK | itimer-prof | none
+  std::string source = "none"; // papi-presets | papi:perf::TASK-CLOCK | itimer-prof | none
   double hz = 0;
   std::string clock = "cpu";
   std::vector<std::string> counters;
@@ -57,9 +57,9 @@ enum class DepKind : uint8_t { Send, Recv, Coll, Rma };
 struct DepRow {
   uint32_t ctx = 0;
   DepKind kind = DepKind::Send;
-  int32_t peer = -1;  // world rank; -1 for collectives
+  int32_t peer = -1; // world rank; -1 for collectives
   int32_t tag = 0;
-  uint32_t comm = 0;  // index into Profile::comms
+  uint32_t comm = 0; // index into Profile::comms
   uint64_t count = 0, bytes = 0;
   double wait_seconds = 0;
 };
@@ -81,7 +81,7 @@ struct Profile {
   ProfileMeta meta;
   std::vector<Context> contexts;
   std::vector<std::vector<int>> comms;
-  std::vector<RankData> ranks;  // sorted by rank
+  std::vector<RankData> ranks; // sorted by rank
 };
 
 // Reads RUN_DIR/profile.json.gz, or merges RUN_DIR/rank-*.json.gz when the run
@@ -93,9 +93,18 @@ Profile ReadProfileFile(const std::string &path);
 // Writes gzip JSON atomically (temporary file + rename). Throws Error.
 void WriteProfileFile(const Profile &p, const std::string &path);
 
-std::string FormatId(uint64_t id);           // "0x…"
-uint64_t ParseId(const std::string &text);   // throws Error
+// The uncompressed JSON text of a profile document and its parser (ORIGIN
+// names the source in error messages); the runtime gathers ranks this way.
+std::string ProfileToJson(const Profile &p);
+Profile ProfileFromJson(const std::string &text, const std::string &origin);
+// Merges one-rank profiles (per-rank files, gathered ranks): contexts and
+// communicators are deduplicated and re-indexed, ranks sorted; meta comes
+// from the first part.
+Profile MergeProfiles(std::vector<Profile> parts);
+
+std::string FormatId(uint64_t id);         // "0x…"
+uint64_t ParseId(const std::string &text); // throws Error
 
 const char *ToString(DepKind k);
 
-}  // namespace scalana
+} // namespace scalana

@@ -1,0 +1,29 @@
+// Every SCALANA_* option, declared once. The launcher (`scalana prof`) builds
+// its command line and --help from this table and the runtime reads the same
+// variables through it, so the two cannot disagree.
+//
+// X(ID, ENV_NAME, LONG_OPTION, SHORT_OPTION, TYPE, DEFAULT, ACCEPTED, HELP)
+//   TYPE: String | Uint | Bool | Choice | List
+//   ACCEPTED: for Choice the '|'-separated values; for Uint "MIN..MAX";
+//             for List the allowed items ('|'-separated, empty: any).
+//   An empty DEFAULT for SCALANA_OUTPUT means "computed" (see config.cpp).
+#pragma once
+
+#define SCALANA_CONFIG_TABLE(X)                                                                    \
+  X(Output, "SCALANA_OUTPUT", "output", "o", String, "", "",                                       \
+    "run directory for the profile, created if missing (relative to the current directory)")       \
+  X(Hz, "SCALANA_HZ", "hz", "", Uint, "200", "1..10000",                                           \
+    "samples per second of CPU time, per thread")                                                  \
+  X(Counters, "SCALANA_COUNTERS", "counters", "", List,                                            \
+    "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_LST_INS,PAPI_L1_DCM", "",                                      \
+    "comma-separated PAPI presets read at each sample where the machine has them (at most 8)")     \
+  X(Sampler, "SCALANA_SAMPLER", "sampler", "", Choice, "auto", "auto|papi|itimer|off",             \
+    "sample source: auto tries PAPI presets, then PAPI perf::TASK-CLOCK, then a POSIX "            \
+    "CPU-time timer")                                                                              \
+  X(DepSample, "SCALANA_DEP_SAMPLE", "dep-sample", "", Uint, "100000", "0..4000000000",            \
+    "per call context, after this many calls record MPI parameters for a random 1 in 16 "          \
+    "calls (weighted x16); calls and time are always counted; 0 records every call")               \
+  X(Verbose, "SCALANA_VERBOSE", "verbose", "v", Bool, "0", "0|1",                                  \
+    "print the sampling source on rank 0 at start and a summary at finalize")                      \
+  X(Force, "SCALANA_FORCE", "force", "f", Bool, "0", "0|1",                                        \
+    "overwrite a run directory that holds the profile of a different run")

@@ -1,0 +1,658 @@
+// MPI call and dependence recording behind the generated wrappers.
+#include "recorder.h"
+
+#include "config.h"
+#include "runtime.h"
+
+#include <dlfcn.h>
+
+#include <algorithm>
+#include <tuple>
+
+#include <map>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace scalana::rt {
+
+// Defined in output.cpp.
+void WriteFinalProfile() noexcept;
+void WriteRankFallback(const char *why) noexcept;
+void InstallFatalSignalHandlers() noexcept;
+
+namespace {
+
+struct ContextHash {
+  size_t operator()(const Context &c) const {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (uint64_t id : c)
+      h = (h ^ id) * 0x100000001b3ull;
+    return size_t(h);
+  }
+};
+
+struct MpiAgg {
+  uint64_t calls = 0, bytes = 0;
+  double seconds = 0;
+};
+
+struct DepKey {
+  uint32_t ctx;
+  DepKind kind;
+  int32_t peer, tag;
+  uint32_t comm;
+  bool operator<(const DepKey &o) const {
+    return std::tie(ctx, kind, peer, tag, comm) < std::tie(o.ctx, o.kind, o.peer, o.tag, o.comm);
+  }
+};
+
+struct DepAgg {
+  uint64_t count = 0, bytes = 0;
+  double wait = 0;
+};
+
+// A communicator (or window) as world ranks: members of the local group, and
+// the ranks its peer numbers name (the remote group of an intercommunicator).
+struct GroupInfo {
+  uint32_t comm_index = 0;
+  std::shared_ptr<const std::vector<int>> peers;
+};
+
+struct Request {
+  uint32_t ctx;
+  DepKind kind;
+  int32_t peer; // world rank, or MPI_ANY_SOURCE for receives
+  int32_t tag;
+  GroupInfo group;
+  uint64_t bytes;
+  uint32_t weight;
+  bool persistent;
+};
+
+struct State {
+  std::mutex mu;
+  std::unordered_map<Context, uint32_t, ContextHash> context_index;
+  std::vector<Context> contexts;
+  std::unordered_map<uint32_t, MpiAgg> mpi;
+  std::map<DepKey, DepAgg> deps;
+  std::map<std::vector<int>, uint32_t> comm_index;
+  std::vector<std::vector<int>> comms;
+  std::unordered_map<MPI_Comm, GroupInfo> comm_cache;
+  std::unordered_map<MPI_Win, GroupInfo> win_cache;
+  std::unordered_map<MPI_Request, Request> requests;
+  uint64_t dep_threshold = 0;
+  uint64_t random = 0x9e3779b97f4a7c15ull;
+};
+
+State &S() {
+  static State *s = new State; // leaked: exit-time writers still use it
+  return *s;
+}
+
+std::atomic<bool> g_mpi_ready{false}; // between MPI_Init and the final write
+std::atomic<bool> g_profile_done{false};
+int g_world_rank = -1, g_world_size = 0;
+MPI_Group g_world_group = MPI_GROUP_NULL;
+thread_local int tl_nesting = 0;
+
+uint32_t InternLocked(State &s, Context &&c) {
+  auto it = s.context_index.find(c);
+  if (it != s.context_index.end())
+    return it->second;
+  uint32_t index = uint32_t(s.contexts.size());
+  s.contexts.push_back(c);
+  s.context_index.emplace(std::move(c), index);
+  return index;
+}
+
+Context CurrentContext() {
+  Context c;
+  ThreadSamples *t = CurrentThread();
+  const volatile ScalanaThreadContext *ctx = t ? t->ctx : nullptr;
+  if (!ctx) {
+    c.push_back(0); // unknown: binary not built with the wrappers
+    return c;
+  }
+  uint32_t depth = ctx->depth;
+  if (depth > SCALANA_CTX_STACK_CAP)
+    depth = 0; // truncated: only vertex is right
+  c.reserve(depth + 1);
+  for (uint32_t i = 0; i < depth; ++i)
+    c.push_back(uint64_t(ctx->call_sites[i]));
+  c.push_back(uint64_t(ctx->vertex));
+  return c;
+}
+
+uint32_t CommIndexLocked(State &s, std::vector<int> members) {
+  auto [it, fresh] = s.comm_index.emplace(members, uint32_t(s.comms.size()));
+  if (fresh)
+    s.comms.push_back(std::move(members));
+  return it->second;
+}
+
+std::vector<int> ToWorld(MPI_Group group) {
+  int n = 0;
+  PMPI_Group_size(group, &n);
+  std::vector<int> local(n), world(n, MPI_UNDEFINED);
+  for (int i = 0; i < n; ++i)
+    local[i] = i;
+  if (n > 0)
+    PMPI_Group_translate_ranks(group, n, local.data(), g_world_group, world.data());
+  return world;
+}
+
+// Lock held. Computed once per communicator (MPI calls outside the lock would
+// be nicer, but these are cheap local queries).
+GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
+  auto it = s.comm_cache.find(comm);
+  if (it != s.comm_cache.end())
+    return it->second;
+  GroupInfo info;
+  if (comm == MPI_COMM_NULL)
+    return info;
+  MPI_Group g;
+  if (PMPI_Comm_group(comm, &g) != MPI_SUCCESS) {
+    CountError("comm_group");
+    return info;
+  }
+  std::vector<int> members = ToWorld(g);
+  PMPI_Group_free(&g);
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  if (inter && PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
+    info.peers = std::make_shared<const std::vector<int>>(ToWorld(g));
+    PMPI_Group_free(&g);
+  } else {
+    info.peers = std::make_shared<const std::vector<int>>(members);
+  }
+  info.comm_index = CommIndexLocked(s, std::move(members));
+  s.comm_cache.emplace(comm, info);
+  return info;
+}
+
+GroupInfo WinGroupLocked(State &s, MPI_Win win) {
+  auto it = s.win_cache.find(win);
+  if (it != s.win_cache.end())
+    return it->second;
+  GroupInfo info;
+  MPI_Group g;
+  if (win == MPI_WIN_NULL || PMPI_Win_get_group(win, &g) != MPI_SUCCESS) {
+    CountError("win_group");
+    return info;
+  }
+  std::vector<int> members = ToWorld(g);
+  PMPI_Group_free(&g);
+  info.peers = std::make_shared<const std::vector<int>>(members);
+  info.comm_index = CommIndexLocked(s, std::move(members));
+  s.win_cache.emplace(win, info);
+  return info;
+}
+
+int32_t PeerWorld(const GroupInfo &g, int peer) {
+  if (peer == MPI_ANY_SOURCE)
+    return MPI_ANY_SOURCE;
+  if (!g.peers || peer < 0 || size_t(peer) >= g.peers->size())
+    return -1;
+  return (*g.peers)[size_t(peer)];
+}
+
+void AddDepLocked(State &s, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag, uint32_t comm,
+                  uint32_t weight, uint64_t bytes, double wait) {
+  DepAgg &d = s.deps[DepKey{ctx, kind, peer, tag, comm}];
+  d.count += weight;
+  d.bytes += bytes * weight;
+  d.wait += wait * weight;
+}
+
+template <typename F> void Guarded(const char *what, F &&f) noexcept {
+  try {
+    f();
+  } catch (...) {
+    CountError(what);
+  }
+}
+
+} // namespace
+
+// ---- MpiCall
+
+MpiCall::MpiCall(const char *, MpiClass) noexcept {
+  // Calls made from inside another wrapped call belong to the outer one.
+  if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
+    return;
+  try {
+    Context c = CurrentContext();
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    ctx_ = InternLocked(s, std::move(c));
+    if (s.dep_threshold && s.mpi[ctx_].calls >= s.dep_threshold) {
+      // Past the threshold: record parameters of a random 1 in 16 calls,
+      // weighted 16, so counts and bytes stay unbiased estimates.
+      s.random ^= s.random << 13;
+      s.random ^= s.random >> 7;
+      s.random ^= s.random << 17;
+      dep_weight_ = (s.random & 15) == 0 ? 16 : 0;
+    }
+    active_ = true;
+  } catch (...) {
+    CountError("mpi_context");
+  }
+  start_ = Now();
+}
+
+void MpiCall::Stop() noexcept {
+  if (stopped_)
+    return;
+  stopped_ = true;
+  seconds_ = Now() - start_;
+}
+
+MpiCall::~MpiCall() {
+  --tl_nesting;
+  if (!active_)
+    return;
+  Stop();
+  Guarded("mpi_record", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    MpiAgg &m = s.mpi[ctx_];
+    ++m.calls;
+    m.seconds += seconds_;
+    m.bytes += bytes_;
+  });
+}
+
+// ---- helpers used by the wrappers
+
+uint64_t Bytes(int count, MPI_Datatype type) noexcept {
+  int size = 0;
+  if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+    return 0;
+  return uint64_t(count) * uint64_t(size > 0 ? size : 0);
+}
+
+uint64_t SumBytes(const int *counts, int n, MPI_Datatype type) noexcept {
+  if (!counts)
+    return 0;
+  uint64_t total = 0;
+  for (int i = 0; i < n; ++i)
+    total += Bytes(counts[i], type);
+  return total;
+}
+
+int CommSize(MPI_Comm comm) noexcept {
+  int n = 0;
+  int inter = 0;
+  PMPI_Comm_test_inter(comm, &inter);
+  (inter ? PMPI_Comm_remote_size : PMPI_Comm_size)(comm, &n);
+  return n;
+}
+
+void InitDone(MpiCall &) noexcept {
+  Guarded("init", [] {
+    PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
+    PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
+    PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.dep_threshold = config::UintValue(config::Id::DepSample);
+    s.random ^= uint64_t(g_world_rank + 1) * 0x2545f4914f6cdd1dull;
+    CommGroupLocked(s, MPI_COMM_WORLD); // comms[0] is always the world
+    g_mpi_ready.store(true);
+  });
+  InstallFatalSignalHandlers(); // after MPI_Init: chain to the MPI library's own
+}
+
+void FinalizeProfile() noexcept {
+  if (g_profile_done.exchange(true))
+    return;
+  WriteFinalProfile();
+  g_mpi_ready.store(false);
+}
+
+void AbortProfile(int) noexcept {
+  if (g_profile_done.exchange(true))
+    return;
+  WriteRankFallback("MPI_Abort");
+}
+
+void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t bytes,
+         bool waits) noexcept {
+  call.add_bytes(bytes);
+  if (peer == MPI_PROC_NULL || !call.dep_weight())
+    return;
+  Guarded("p2p", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = CommGroupLocked(s, comm);
+    AddDepLocked(s, call.context(), kind, PeerWorld(g, peer), tag, g.comm_index, call.dep_weight(),
+                 bytes, waits ? call.seconds() : 0.0);
+  });
+}
+
+void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept {
+  if (!status || status->MPI_SOURCE == MPI_PROC_NULL)
+    return;
+  int count = 0;
+  if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED)
+    count = 0;
+  call.add_bytes(uint64_t(count));
+  if (!call.dep_weight())
+    return;
+  Guarded("recv", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = CommGroupLocked(s, comm);
+    AddDepLocked(s, call.context(), DepKind::Recv, PeerWorld(g, status->MPI_SOURCE),
+                 status->MPI_TAG, g.comm_index, call.dep_weight(), uint64_t(count), call.seconds());
+  });
+}
+
+void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
+  call.add_bytes(bytes);
+  if (!call.dep_weight())
+    return;
+  Guarded("coll", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = CommGroupLocked(s, comm);
+    AddDepLocked(s, call.context(), DepKind::Coll, -1, 0, g.comm_index, call.dep_weight(), bytes,
+                 call.seconds());
+  });
+}
+
+void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
+  call.add_bytes(bytes);
+  if (target == MPI_PROC_NULL || !call.dep_weight())
+    return;
+  Guarded("rma", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = WinGroupLocked(s, win);
+    AddDepLocked(s, call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index,
+                 call.dep_weight(), bytes, call.seconds());
+  });
+}
+
+void WinColl(MpiCall &call, MPI_Win win) noexcept {
+  if (!call.dep_weight())
+    return;
+  Guarded("win_coll", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = WinGroupLocked(s, win);
+    AddDepLocked(s, call.context(), DepKind::Coll, -1, 0, g.comm_index, call.dep_weight(), 0,
+                 call.seconds());
+  });
+}
+
+void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_Comm comm,
+          uint64_t bytes, bool persistent) noexcept {
+  call.add_bytes(bytes);
+  if (req == MPI_REQUEST_NULL || peer == MPI_PROC_NULL)
+    return;
+  Guarded("post", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = CommGroupLocked(s, comm);
+    s.requests[req] = Request{call.context(),    kind,      PeerWorld(g, peer), tag, g, bytes,
+                              call.dep_weight(), persistent};
+  });
+}
+
+void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noexcept {
+  call.add_bytes(bytes);
+  if (req == MPI_REQUEST_NULL)
+    return;
+  Guarded("post_coll", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    GroupInfo g = CommGroupLocked(s, comm);
+    s.requests[req] =
+        Request{call.context(), DepKind::Coll, -1, 0, g, bytes, call.dep_weight(), false};
+  });
+}
+
+void Forget(MPI_Request req) noexcept {
+  Guarded("forget", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.requests.erase(req);
+  });
+}
+
+namespace {
+
+// One completed request: a row on the posting context (the edge's origin
+// vertex, no wait) and one on the completing context carrying the wait.
+void ResolveLocked(State &s, MpiCall &call, MPI_Request req, const MPI_Status *status,
+                   double wait_share) {
+  auto it = s.requests.find(req);
+  if (it == s.requests.end())
+    return;
+  Request r = it->second;
+  if (!r.persistent)
+    s.requests.erase(it);
+  if (!r.weight)
+    return; // parameters not sampled for this call
+  int32_t peer = r.peer, tag = r.tag;
+  uint64_t bytes = r.bytes;
+  if (r.kind == DepKind::Recv && status) {
+    if (status->MPI_SOURCE == MPI_PROC_NULL)
+      return;
+    peer = PeerWorld(r.group, status->MPI_SOURCE);
+    tag = status->MPI_TAG;
+    int count = 0;
+    if (PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
+      bytes = uint64_t(count);
+  }
+  bool same = call.active() && call.context() == r.ctx;
+  AddDepLocked(s, r.ctx, r.kind, peer, tag, r.group.comm_index, r.weight, bytes,
+               same ? wait_share / r.weight : 0);
+  if (call.active() && !same)
+    AddDepLocked(s, call.context(), r.kind, peer, tag, r.group.comm_index, r.weight, bytes,
+                 wait_share / r.weight);
+}
+
+} // namespace
+
+void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, int completed,
+              const MPI_Status *statuses) noexcept {
+  if (!saved)
+    return;
+  Guarded("complete", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    if (which) {
+      if (*which >= 0 && *which < n)
+        ResolveLocked(s, call, saved[*which], statuses, call.seconds());
+      return;
+    }
+    double share = completed > 0 ? call.seconds() / completed : 0;
+    for (int i = 0; i < n; ++i)
+      ResolveLocked(s, call, saved[i], statuses ? &statuses[i] : nullptr, share);
+  });
+}
+
+void CompleteSome(MpiCall &call, const MPI_Request *saved, int n, const int *indices, int outcount,
+                  const MPI_Status *statuses) noexcept {
+  if (!indices || !saved)
+    return;
+  Guarded("complete_some", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    double share = outcount > 0 ? call.seconds() / outcount : 0;
+    for (int k = 0; k < outcount; ++k)
+      if (indices[k] >= 0 && indices[k] < n)
+        ResolveLocked(s, call, saved[indices[k]], statuses ? &statuses[k] : nullptr, share);
+  });
+}
+
+const MPI_Request *SaveRequests(const MPI_Request *reqs, int n) noexcept {
+  thread_local std::vector<MPI_Request> saved;
+  try {
+    saved.assign(reqs, reqs + (n > 0 ? n : 0));
+  } catch (...) {
+    CountError("save_requests");
+    saved.clear();
+    return nullptr;
+  }
+  return saved.data();
+}
+
+void CommCreated(MpiCall &, MPI_Comm, MPI_Comm created) noexcept {
+  if (created == MPI_COMM_NULL)
+    return;
+  Guarded("comm_created", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.comm_cache.erase(created); // a reused handle value names a new communicator
+    CommGroupLocked(s, created);
+  });
+}
+
+void CommFreed(MPI_Comm comm) noexcept {
+  Guarded("comm_freed", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.comm_cache.erase(comm);
+  });
+}
+
+void WinCreated(MPI_Win win) noexcept {
+  Guarded("win_created", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.win_cache.erase(win);
+    WinGroupLocked(s, win);
+  });
+}
+
+void WinFreed(MPI_Win win) noexcept {
+  Guarded("win_freed", [&] {
+    State &s = S();
+    std::lock_guard<std::mutex> lock(s.mu);
+    s.win_cache.erase(win);
+  });
+}
+
+// ---- scratch buffers; thread_local because threads may call MPI concurrently
+
+MPI_Status *StatusScratch(int n) noexcept {
+  thread_local std::vector<MPI_Status> buf;
+  try {
+    if (buf.size() < size_t(n > 0 ? n : 1))
+      buf.resize(size_t(n > 0 ? n : 1));
+  } catch (...) {
+    return MPI_STATUSES_IGNORE;
+  }
+  return buf.data();
+}
+
+MPI_Fint *FortranStatusScratch(int n) noexcept {
+  thread_local std::vector<MPI_Fint> buf;
+  size_t words = sizeof(MPI_Status) / sizeof(MPI_Fint) * size_t(n > 0 ? n : 1);
+  try {
+    if (buf.size() < words)
+      buf.resize(words);
+  } catch (...) {
+    return MPI_F_STATUSES_IGNORE;
+  }
+  return buf.data();
+}
+
+MPI_Status *FortranStatuses(const MPI_Fint *f, int n) noexcept {
+  thread_local std::vector<MPI_Status> buf;
+  try {
+    buf.resize(size_t(n > 0 ? n : 0));
+  } catch (...) {
+    return nullptr;
+  }
+  const size_t stride = sizeof(MPI_Status) / sizeof(MPI_Fint);
+  for (int i = 0; i < n; ++i)
+    PMPI_Status_f2c(f + stride * size_t(i), &buf[size_t(i)]);
+  return buf.data();
+}
+
+MPI_Request *FortranRequests(const MPI_Fint *f, int n) noexcept {
+  thread_local std::vector<MPI_Request> buf;
+  try {
+    buf.resize(size_t(n > 0 ? n : 0));
+  } catch (...) {
+    return nullptr;
+  }
+  for (int i = 0; i < n; ++i)
+    buf[size_t(i)] = PMPI_Request_f2c(f[i]);
+  return buf.data();
+}
+
+int *FortranIndices(const MPI_Fint *f, int n) noexcept {
+  thread_local std::vector<int> buf;
+  if (n == MPI_UNDEFINED || n < 0)
+    n = 0;
+  try {
+    buf.resize(size_t(n));
+  } catch (...) {
+    return nullptr;
+  }
+  for (int i = 0; i < n; ++i)
+    buf[size_t(i)] = f[i] - 1; // Fortran indices are 1-based
+  return buf.data();
+}
+
+void *FortranSymbol(const char *name) noexcept {
+  void *p = dlsym(RTLD_NEXT, name);
+  return p ? p : dlsym(RTLD_DEFAULT, name);
+}
+
+// ---- snapshot for the output
+
+int WorldRank() { return g_world_rank; }
+int WorldSizeKnown() { return g_world_size; }
+bool MpiReady() { return g_mpi_ready.load(); }
+
+// Everything this rank recorded, as a one-rank profile with local indices.
+void SnapshotMpi(Profile &p, RankData &r) {
+  State &s = S();
+  std::lock_guard<std::mutex> lock(s.mu);
+  // Sample contexts join the MPI contexts in one table.
+  std::map<uint32_t, VertexRow> rows;
+  double per_sample = Sampler().seconds_per_sample;
+  for (ThreadSamples *t = FirstThreadSamples(); t; t = t->next) {
+    r.samples += t->samples;
+    r.samples_dropped += t->dropped;
+    if (t->ctx_missing)
+      r.errors["ctx_missing"] += t->ctx_missing;
+    if (t->ctx_truncated)
+      r.errors["ctx_truncated"] += t->ctx_truncated;
+    for (uint32_t i = 0; i < kSampleSlots; ++i) {
+      const SampleSlot &slot = t->slots[i];
+      if (!slot.hash)
+        continue;
+      Context c(t->ids + slot.ids_offset, t->ids + slot.ids_offset + slot.ids_length);
+      uint32_t ctx = InternLocked(s, std::move(c));
+      VertexRow &row = rows[ctx];
+      row.ctx = ctx;
+      row.samples += slot.samples;
+      row.counters.resize(size_t(t->counter_count));
+      for (int k = 0; k < t->counter_count; ++k)
+        row.counters[size_t(k)] += double(slot.counters[k]);
+    }
+  }
+  for (auto &[ctx, row] : rows) {
+    row.cpu_seconds = double(row.samples) * per_sample;
+    r.vertices.push_back(row);
+  }
+  for (const auto &[ctx, m] : s.mpi)
+    r.mpi.push_back(MpiRow{ctx, m.calls, m.seconds, m.bytes});
+  std::sort(r.mpi.begin(), r.mpi.end(),
+            [](const MpiRow &a, const MpiRow &b) { return a.ctx < b.ctx; });
+  for (const auto &[k, d] : s.deps)
+    r.deps.push_back(DepRow{k.ctx, k.kind, k.peer, k.tag, k.comm, d.count, d.bytes, d.wait});
+  p.contexts = s.contexts;
+  p.comms = s.comms;
+}
+
+} // namespace scalana::rt

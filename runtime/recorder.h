@@ -1,0 +1,92 @@
+// What the PMPI wrappers record (docs/formats.md section 3): MPI call time by
+// context, and communication dependence compressed to one row per distinct
+// (context, kind, peer, tag, comm). Used only by the generated wrappers.
+//
+// Nothing here throws: every helper catches internally and counts the failure
+// in the profile's `errors`, because an exception escaping into the C (or
+// Fortran) caller would terminate the program.
+#pragma once
+
+#include "scalana/profile.h"
+#include "scalana/psg_format.h"
+
+#include <mpi.h>
+
+#include <cstdint>
+
+namespace scalana::rt {
+
+// One MPI call in progress: captures the caller's context and the start time;
+// its destructor adds calls/time/bytes to the context's MPI row. Inactive for
+// calls made from inside another wrapped call (MPI implementations may call
+// their own public entry points) or after the profile was written.
+class MpiCall {
+public:
+  MpiCall(const char *op, MpiClass cls) noexcept;
+  ~MpiCall();
+  MpiCall(const MpiCall &) = delete;
+  MpiCall &operator=(const MpiCall &) = delete;
+
+  void Stop() noexcept; // end of the PMPI call: fixes the elapsed time
+  bool active() const { return active_; }
+  double seconds() const { return seconds_; }
+  uint32_t context() const { return ctx_; }
+  // Dependence parameters of this call are recorded with this weight
+  // (SCALANA_DEP_SAMPLE); 0 means skip this call's parameters.
+  uint32_t dep_weight() const { return dep_weight_; }
+  void add_bytes(uint64_t b) { bytes_ += b; }
+
+private:
+  bool active_ = false, stopped_ = false;
+  uint32_t ctx_ = 0, dep_weight_ = 1;
+  double start_ = 0, seconds_ = 0;
+  uint64_t bytes_ = 0;
+};
+
+uint64_t Bytes(int count, MPI_Datatype type) noexcept;
+uint64_t SumBytes(const int *counts, int n, MPI_Datatype type) noexcept;
+int CommSize(MPI_Comm comm) noexcept;
+
+void InitDone(MpiCall &call) noexcept;
+void FinalizeProfile() noexcept;
+void AbortProfile(int errorcode) noexcept;
+
+// Blocking point to point: PEER is a rank of COMM; PROC_NULL is ignored.
+// WAITS: the call's time is this row's wait (false for the send half of a
+// Sendrecv, whose receive carries it).
+void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t bytes,
+         bool waits = true) noexcept;
+// Blocking receive: the actual source and tag come from the status.
+void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept;
+void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept;
+void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept;
+void WinColl(MpiCall &call, MPI_Win win) noexcept;
+
+// Non-blocking: remember the request until a Wait/Test completes it.
+void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_Comm comm,
+          uint64_t bytes, bool persistent) noexcept;
+void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noexcept;
+void Forget(MPI_Request req) noexcept;
+// Completion of requests SAVED[0..n): all of them when WHICH is null, else
+// the one at *WHICH; statuses follow the same order as the call's.
+void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, int completed,
+              const MPI_Status *statuses) noexcept;
+void CompleteSome(MpiCall &call, const MPI_Request *saved, int n, const int *indices, int outcount,
+                  const MPI_Status *statuses) noexcept;
+const MPI_Request *SaveRequests(const MPI_Request *reqs, int n) noexcept;
+
+void CommCreated(MpiCall &call, MPI_Comm parent, MPI_Comm created) noexcept;
+void CommFreed(MPI_Comm comm) noexcept;
+void WinCreated(MPI_Win win) noexcept;
+void WinFreed(MPI_Win win) noexcept;
+
+// Scratch buffers (thread-local, reused) for substituted statuses and the
+// C form of Fortran arguments.
+MPI_Status *StatusScratch(int n) noexcept;
+MPI_Fint *FortranStatusScratch(int n) noexcept;
+MPI_Status *FortranStatuses(const MPI_Fint *f, int n) noexcept;
+MPI_Request *FortranRequests(const MPI_Fint *f, int n) noexcept;
+int *FortranIndices(const MPI_Fint *f, int n) noexcept;
+void *FortranSymbol(const char *name) noexcept;
+
+} // namespace scalana::rt

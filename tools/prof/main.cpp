@@ -1,0 +1,233 @@
+// `scalana prof [options] -- PROGRAM ARGS`: runs PROGRAM under the profiler.
+// Placed after the MPI launcher (mpirun -np 8 scalana prof -o run8 -- ./app),
+// so every rank runs this first: it validates the SCALANA_* options (from the
+// command line and the environment) before anything starts, prepares the run
+// directory, preloads libscalana-rt.so and execs the program.
+#include "config.h"
+
+#include <CLI/CLI.hpp>
+
+#include <fcntl.h>
+#include <limits.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <dirent.h>
+#include <fstream>
+#include <map>
+#include <string>
+#include <vector>
+
+namespace {
+
+using scalana::config::Option;
+using scalana::config::Type;
+
+[[noreturn]] void Fail(const std::string &msg, int code = 2) {
+  std::fprintf(stderr, "scalana prof: %s\n", msg.c_str());
+  std::exit(code);
+}
+
+std::string SelfDir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return ".";
+  std::string path(buf, size_t(n));
+  return path.substr(0, path.rfind('/'));
+}
+
+bool IsFile(const std::string &p) {
+  struct stat st;
+  return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+// The runtime library next to this executable: build tree (build*/bin and
+// build*/lib) or an installation (bin and lib, or a multiarch lib dir).
+std::string FindRuntime() {
+  std::string dir = SelfDir();
+  for (const char *rel : {"/../lib/", "/../lib64/", "/../lib/x86_64-linux-gnu/"}) {
+    std::string candidate = dir + rel + "libscalana-rt.so";
+    if (IsFile(candidate)) {
+      char real[PATH_MAX];
+      return realpath(candidate.c_str(), real) ? real : candidate;
+    }
+  }
+  Fail("cannot find libscalana-rt.so in " + dir +
+           "/../lib: the installation is incomplete; "
+           "rebuild or reinstall ScalAna",
+       127);
+}
+
+std::string Absolute(const std::string &path) {
+  if (!path.empty() && path[0] == '/')
+    return path;
+  char cwd[PATH_MAX];
+  if (!getcwd(cwd, sizeof cwd))
+    return path;
+  return std::string(cwd) + "/" + path;
+}
+
+bool HasProfileFiles(const std::string &dir) {
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return false;
+  bool found = false;
+  while (dirent *e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "profile.json.gz" || (n.rfind("rank-", 0) == 0 && n.find(".json.gz") != n.npos))
+      found = true;
+  }
+  closedir(d);
+  return found;
+}
+
+void RemoveProfileFiles(const std::string &dir) {
+  DIR *d = opendir(dir.c_str());
+  if (!d)
+    return;
+  while (dirent *e = readdir(d)) {
+    std::string n = e->d_name;
+    if (n == "profile.json.gz" || (n.rfind("rank-", 0) == 0 && n.find(".json.gz") != n.npos))
+      unlink((dir + "/" + n).c_str());
+  }
+  closedir(d);
+}
+
+// Every rank of the job runs this at nearly the same time. mkdir tolerates
+// EEXIST; the directory records its job in `.scalana-job` (written by
+// rename, so readers never see half a file). Profile files of another job
+// mean another run's results: refuse unless forced.
+void PrepareRunDir(const std::string &dir, bool force) {
+  for (size_t pos = 1; pos != std::string::npos; pos = dir.find('/', pos + 1))
+    mkdir(dir.substr(0, pos).c_str(), 0777);
+  if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
+    Fail("cannot create the run directory " + dir + ": " + std::strerror(errno));
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    Fail(dir + " exists and is not a directory: choose another --output");
+  std::string job = scalana::config::JobIdFromEnv();
+  std::string marker = dir + "/.scalana-job";
+  std::string recorded;
+  std::ifstream(marker) >> recorded;
+  int rank = scalana::config::WorldRankFromEnv();
+  if (recorded != job && HasProfileFiles(dir)) {
+    if (!force)
+      Fail(dir + " holds the profile of another run: choose another --output, or pass --force "
+                 "(SCALANA_FORCE=1) to overwrite it");
+    if (rank <= 0)
+      RemoveProfileFiles(dir); // one rank cleans up; the others just run
+  }
+  if (recorded != job) {
+    std::string tmp = marker + ".tmp." + std::to_string(getpid());
+    std::ofstream(tmp) << job << "\n";
+    if (std::rename(tmp.c_str(), marker.c_str()) != 0)
+      unlink(tmp.c_str());
+  }
+}
+
+std::string HelpFor(const Option &o) {
+  std::string def = *o.default_value ? o.default_value : "scalana-<program>-np<ranks>";
+  return std::string(o.help) + " [env " + o.env + ", default " + def +
+         (o.type == Type::Choice || o.type == Type::Uint
+              ? std::string(", accepted ") + scalana::config::Describe(o)
+              : std::string()) +
+         "]";
+}
+
+} // namespace
+
+int main(int argc, char **argv) {
+  // Split at "--": options before, the program and its arguments after.
+  int split = argc;
+  for (int i = 1; i < argc; ++i)
+    if (std::strcmp(argv[i], "--") == 0) {
+      split = i;
+      break;
+    }
+  std::vector<std::string> program;
+  for (int i = split + 1; i < argc; ++i)
+    program.push_back(argv[i]);
+
+  CLI::App app{"Run a program under the ScalAna profiler:\n  mpirun -np N scalana prof [options] "
+               "-- PROGRAM [ARGS...]\nEvery option is also a SCALANA_* "
+               "environment variable; the command line wins.",
+               "scalana prof"};
+  std::map<std::string, std::string> given; // env name -> value from the command line
+  std::map<std::string, bool> flags;
+  for (const Option &o : scalana::config::Options()) {
+    std::string names = std::string("--") + o.long_option;
+    if (*o.short_option)
+      names = std::string("-") + o.short_option + "," + names;
+    if (o.type == Type::Bool) {
+      app.add_flag_callback(
+          names, [&given, env = o.env] { given[env] = "1"; }, HelpFor(o));
+    } else {
+      app.add_option_function<std::string>(
+             names, [&given, env = o.env](const std::string &v) { given[env] = v; }, HelpFor(o))
+          ->type_name(o.type == Type::Uint     ? "N"
+                      : o.type == Type::Choice ? "MODE"
+                                               : "VALUE");
+    }
+  }
+  if (split == argc)
+    app.prefix_command(true); // no "--": the first non-option starts the program
+  try {
+    app.parse(split, argv);
+  } catch (const CLI::CallForHelp &) {
+    std::printf("%s", app.help().c_str());
+    return 0;
+  } catch (const CLI::ParseError &e) {
+    Fail(std::string(e.what()) + " (see `scalana prof --help`)");
+  }
+  if (split == argc)
+    for (const std::string &r : app.remaining())
+      program.push_back(r);
+  if (program.empty())
+    Fail("no program to run: usage: mpirun -np N scalana prof [options] -- PROGRAM [ARGS...]");
+
+  // Validate everything before the program starts: values already in the
+  // environment too, since the runtime would read them.
+  std::vector<std::string> errors;
+  for (const Option &o : scalana::config::Options()) {
+    auto it = given.find(o.env);
+    const char *env = std::getenv(o.env);
+    std::string value = it != given.end() ? it->second : env ? env : "";
+    if (it == given.end() && !env)
+      continue;
+    std::string err = scalana::config::Validate(o, value);
+    if (!err.empty())
+      errors.push_back(err + (it == given.end() ? " (from the environment)" : ""));
+    else
+      setenv(o.env, value.c_str(), 1);
+  }
+  if (!errors.empty()) {
+    for (const std::string &e : errors)
+      std::fprintf(stderr, "scalana prof: %s\n", e.c_str());
+    std::fprintf(stderr, "scalana prof: the program was not started\n");
+    return 2;
+  }
+
+  std::string out = scalana::config::Value(scalana::config::Id::Output);
+  if (out.empty())
+    out = scalana::config::DefaultOutput(program[0]);
+  out = Absolute(out);
+  setenv("SCALANA_OUTPUT", out.c_str(), 1);
+  PrepareRunDir(out, scalana::config::BoolValue(scalana::config::Id::Force));
+
+  std::string lib = FindRuntime();
+  const char *preload = std::getenv("LD_PRELOAD");
+  std::string value = preload && *preload ? lib + ":" + preload : lib;
+  setenv("LD_PRELOAD", value.c_str(), 1);
+
+  std::vector<char *> args;
+  for (std::string &a : program)
+    args.push_back(a.data());
+  args.push_back(nullptr);
+  execvp(args[0], args.data());
+  Fail("cannot run " + program[0] + ": " + std::strerror(errno), 127);
+}
