@@ -132,8 +132,11 @@ double SlowestClusterMean(std::vector<double> values) {
     return cl;
   };
   Clustering two = kmeans(2), three = n >= 3 ? kmeans(3) : two;
-  // A third cluster must pay for itself: it has to halve the squared error.
-  const Clustering &best = three.sse < 0.5 * two.sse ? three : two;
+  // A third cluster must pay for itself: it has to halve the squared error
+  // of two, and remove at least 5% of the total (not just split noise).
+  const double total = sse_of(0, n);
+  const Clustering &best =
+      three.sse < 0.5 * two.sse && two.sse - three.sse > 0.05 * total ? three : two;
   for (size_t i = best.bounds.size() - 1; i > 0; --i)
     if (best.bounds[i] > best.bounds[i - 1])
       return (sum[best.bounds[i]] - sum[best.bounds[i - 1]]) /

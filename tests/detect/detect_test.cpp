@@ -1,0 +1,637 @@
+// Detection algorithms on hand-built PSGs and profiles with known answers.
+#include "detect/detect.h"
+#include "detect/load.h"
+#include "detect/report.h"
+#include "scalana/ids.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace scalana {
+namespace {
+
+// --- Building blocks -------------------------------------------------------
+
+struct FnBuilder {
+  LocalPsg fn;
+  explicit FnBuilder(const std::string &name, uint32_t line = 1) {
+    fn.key = fn.name = name;
+    fn.linkage = "external";
+    fn.loc = {"app.c", line, line + 99, 0};
+    LocalVertex v;
+    v.kind = VertexKind::Function;
+    v.loc = fn.loc;
+    fn.vertices.push_back(v);
+  }
+  uint32_t Add(uint32_t parent, VertexKind kind, uint32_t line, const std::string &what = "",
+               MpiClass cls = MpiClass::None) {
+    LocalVertex v;
+    v.local = uint32_t(fn.vertices.size());
+    v.kind = kind;
+    v.parent = int32_t(parent);
+    v.loc = {"app.c", line, line, 0};
+    if (kind == VertexKind::Mpi)
+      v.mpi_op = what, v.mpi_class = cls;
+    if (kind == VertexKind::Call)
+      v.callee = what;
+    if (kind == VertexKind::Loop)
+      v.loop_depth = 1;
+    fn.vertices.push_back(v);
+    fn.vertices[parent].children.push_back(v.local);
+    return v.local;
+  }
+  uint64_t Id(uint32_t local) const {
+    return scalana_vertex_id(scalana_function_hash(fn.key.data(), fn.key.size()), local);
+  }
+};
+
+// main: Loop(10){ Loop(11) relax; Irecv(20); Isend(21); Waitall(22); Loop(30); Allreduce(40) }
+struct HaloProgram {
+  FnBuilder main{"main"};
+  uint32_t outer, relax, irecv, isend, waitall, tail, allreduce;
+  Psg psg;
+  HaloProgram() {
+    outer = main.Add(0, VertexKind::Loop, 10);
+    relax = main.Add(outer, VertexKind::Loop, 11);
+    irecv = main.Add(outer, VertexKind::Mpi, 20, "MPI_Irecv", MpiClass::P2PNonBlocking);
+    isend = main.Add(outer, VertexKind::Mpi, 21, "MPI_Isend", MpiClass::P2PNonBlocking);
+    waitall = main.Add(outer, VertexKind::Mpi, 22, "MPI_Waitall", MpiClass::Completion);
+    tail = main.Add(outer, VertexKind::Loop, 30);
+    allreduce = main.Add(outer, VertexKind::Mpi, 40, "MPI_Allreduce", MpiClass::Collective);
+    psg = Psg::Build({main.fn});
+  }
+  VertexId V(uint32_t local) { return psg.Resolve({main.Id(local)}); }
+};
+
+// Profile builder: contexts are single raw ids of main's vertices.
+struct ProfileBuilder {
+  Profile p;
+  std::map<uint64_t, uint32_t> ctx;
+  explicit ProfileBuilder(int world, double hz = 100) {
+    p.meta.world_size = world;
+    p.meta.psg_id = "0xabc";
+    p.meta.sampling.hz = hz;
+    p.comms.push_back({});
+    for (int r = 0; r < world; ++r) {
+      p.comms[0].push_back(r);
+      RankData rd;
+      rd.rank = r;
+      p.ranks.push_back(rd);
+    }
+  }
+  uint32_t Ctx(uint64_t id) {
+    auto [it, fresh] = ctx.emplace(id, uint32_t(p.contexts.size()));
+    if (fresh)
+      p.contexts.push_back({id});
+    return it->second;
+  }
+  void Cpu(int rank, uint64_t id, double seconds) {
+    VertexRow row;
+    row.ctx = Ctx(id);
+    row.samples = uint64_t(std::llround(seconds * p.meta.sampling.hz));
+    row.cpu_seconds = seconds;
+    p.ranks[rank].vertices.push_back(row);
+  }
+  void Mpi(int rank, uint64_t id, double seconds, uint64_t calls = 1) {
+    p.ranks[rank].mpi.push_back({Ctx(id), calls, seconds, 0});
+  }
+  void Dep(int rank, uint64_t id, DepKind kind, int peer, double wait, int tag = 0) {
+    DepRow d;
+    d.ctx = Ctx(id);
+    d.kind = kind;
+    d.peer = peer;
+    d.tag = tag;
+    d.comm = 0;
+    d.count = 1;
+    d.wait_seconds = wait;
+    p.ranks[rank].deps.push_back(d);
+  }
+};
+
+// A 1-D ring halo exchange where SLOW computes RELAX_SLOW seconds instead of
+// 1 s; its two neighbours wait for its messages in Waitall.
+Profile HaloProfile(HaloProgram &h, int world, int slow, double relax_slow,
+                    double allreduce_base = 0.05) {
+  ProfileBuilder b(world);
+  auto &m = h.main;
+  for (int r = 0; r < world; ++r) {
+    int left = (r + world - 1) % world, right = (r + 1) % world;
+    b.Cpu(r, m.Id(0), 0.1);
+    b.Cpu(r, m.Id(h.relax), r == slow ? relax_slow : 1.0);
+    b.Cpu(r, m.Id(h.tail), 0.5);
+    b.Mpi(r, m.Id(h.irecv), 0.001, 2);
+    b.Mpi(r, m.Id(h.isend), 0.001, 2);
+    for (int peer : {left, right}) {
+      b.Dep(r, m.Id(h.irecv), DepKind::Recv, peer, 0);
+      b.Dep(r, m.Id(h.isend), DepKind::Send, peer, 0);
+      b.Dep(r, m.Id(h.waitall), DepKind::Send, peer, 0);
+      double wait = peer == slow ? relax_slow - 1.0 : 0;
+      b.Dep(r, m.Id(h.waitall), DepKind::Recv, peer, wait);
+    }
+    double waited = (left == slow || right == slow) ? relax_slow - 1.0 : 0;
+    b.Mpi(r, m.Id(h.waitall), 0.002 + waited, 1);
+    // Everyone but the slow rank (and its neighbours, who already waited)
+    // waits at the allreduce.
+    // (its neighbours arrive a little before it: it still has its own Waitall.)
+    double coll_wait = r == slow ? 0.0 : waited > 0 ? 0.01 : relax_slow - 1.0;
+    b.Mpi(r, m.Id(h.allreduce), allreduce_base + coll_wait, 1);
+    b.Dep(r, m.Id(h.allreduce), DepKind::Coll, -1, coll_wait);
+  }
+  return b.p;
+}
+
+const RootCause *FindCause(const DetectResult &r, VertexId v) {
+  for (const RootCause &rc : r.root_causes)
+    if (rc.vertex == v)
+      return &rc;
+  return nullptr;
+}
+
+// --- Statistics ------------------------------------------------------------
+
+TEST(DetectStats, LogLogFitRecoversExactSlopes) {
+  for (double b : {-1.0, 0.0, 0.5, 1.0, 2.0}) {
+    std::vector<std::pair<double, double>> pts;
+    for (double p : {4.0, 8.0, 16.0, 64.0})
+      pts.push_back({p, 3.0 * std::pow(p, b)});
+    LogLogFit f = FitLogLog(pts, 1e-9);
+    ASSERT_TRUE(f.ok);
+    EXPECT_NEAR(f.b, b, 1e-9);
+    EXPECT_NEAR(std::exp(f.a), 3.0, 1e-9);
+  }
+  EXPECT_FALSE(FitLogLog({{4, 1}, {4, 2}}, 1e-9).ok) << "one scale cannot be fitted";
+  // Repetitions at one scale are averaged before fitting.
+  LogLogFit f = FitLogLog({{2, 1}, {2, 3}, {4, 4}}, 1e-9);
+  EXPECT_NEAR(f.b, 1.0, 1e-9);
+}
+
+TEST(DetectStats, MergeStrategies) {
+  std::vector<double> v{1, 1, 1, 1, 1, 1, 1, 1, 1, 5};
+  EXPECT_DOUBLE_EQ(MergeValues(v, MergeStrategy::Max), 5);
+  EXPECT_DOUBLE_EQ(MergeValues(v, MergeStrategy::Mean), 1.4);
+  EXPECT_DOUBLE_EQ(MergeValues(v, MergeStrategy::Median), 1);
+  EXPECT_DOUBLE_EQ(MergeValues(v, MergeStrategy::Cluster), 5)
+      << "a lone outlier is its own cluster";
+  EXPECT_DOUBLE_EQ(Median({3, 1, 2, 4}), 2.5);
+  // Two groups: the slow group's mean.
+  std::vector<double> two{1, 1.1, 0.9, 1, 3, 3.2, 2.8, 3};
+  EXPECT_NEAR(MergeValues(two, MergeStrategy::Cluster), 3.0, 1e-9);
+  // Three well separated groups: k = 3, slowest is 10.
+  std::vector<double> three{1, 1, 1, 5, 5, 5, 10, 10, 10};
+  EXPECT_NEAR(SlowestClusterMean(three), 10.0, 1e-9);
+  EXPECT_DOUBLE_EQ(SlowestClusterMean({2, 2, 2}), 2);
+}
+
+// --- Abnormal thresholds ----------------------------------------------------
+
+TEST(DetectAbnormal, ThresholdIsStrict) {
+  HaloProgram h;
+  for (auto [factor, expect] : {std::pair{1.29, false}, std::pair{1.31, true}}) {
+    ProfileBuilder b(8);
+    for (int r = 0; r < 8; ++r)
+      b.Cpu(r, h.main.Id(h.relax), r == 5 ? factor : 1.0);
+    scalana::Run run = BuildRun(h.psg, b.p, "run");
+    DetectOptions o;
+    DetectResult res = Detect(h.psg, {run}, o);
+    bool found = false;
+    for (const AbnormalVertex &a : res.abnormal)
+      if (a.vertex == h.V(h.relax)) {
+        found = true;
+        EXPECT_EQ(a.ranks, std::vector<int>{5});
+        EXPECT_EQ(a.worst_rank, 5);
+      }
+    EXPECT_EQ(found, expect) << "factor " << factor;
+  }
+}
+
+TEST(DetectAbnormal, NoiseFloorSilencesTinyVertices) {
+  HaloProgram h;
+  ProfileBuilder b(4, 100); // 2 samples = 0.02 s
+  for (int r = 0; r < 4; ++r)
+    b.Cpu(r, h.main.Id(h.tail), r == 1 ? 0.01 : 0.001);
+  scalana::Run run = BuildRun(h.psg, b.p, "run");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  EXPECT_TRUE(res.abnormal.empty());
+}
+
+// --- PPG -------------------------------------------------------------------
+
+TEST(DetectPpg, ArraysEdgesAndInclusiveTime) {
+  HaloProgram h;
+  scalana::Run run = BuildRun(h.psg, HaloProfile(h, 6, 3, 2.0), "run6");
+  const VertexSeries *relax = run.Find(h.V(h.relax));
+  ASSERT_NE(relax, nullptr);
+  EXPECT_FLOAT_EQ(relax->cpu[3], 2.0f);
+  EXPECT_FLOAT_EQ(relax->cpu[0], 1.0f);
+  const VertexSeries *outer = run.Find(h.V(h.outer));
+  ASSERT_NE(outer, nullptr);
+  EXPECT_FALSE(outer->own_data);
+  // Inclusive of the loop on rank 0: relax 1 + tail 0.5 + MPI.
+  EXPECT_NEAR(outer->incl[0], 1.0 + 0.5 + 0.001 + 0.001 + 0.002 + 0.05 + 1.0, 1e-5);
+  EXPECT_NEAR(run.rank_total[0], outer->incl[0] + 0.1, 1e-5);
+  // The receive on rank 2 from rank 3 is matched to rank 3's Isend (the
+  // initiating call is preferred over the Waitall that also carries a row).
+  const VertexSeries *wa = run.Find(h.V(h.waitall));
+  ASSERT_NE(wa, nullptr);
+  bool seen = false;
+  for (const DepEdge &e : wa->edges)
+    if (e.rank == 2 && e.kind == DepKind::Recv && e.peer_rank == 3) {
+      EXPECT_EQ(e.peer_vertex, h.V(h.isend));
+      EXPECT_FLOAT_EQ(e.wait, 1.0f);
+      seen = true;
+    }
+  EXPECT_TRUE(seen);
+  EXPECT_EQ(run.unmatched_p2p, 0u);
+  EXPECT_EQ(run.unresolved_contexts, 0u);
+}
+
+TEST(DetectPpg, MissingRanksAreNamedAndSkipped) {
+  HaloProgram h;
+  Profile p = HaloProfile(h, 4, 1, 2.0);
+  p.ranks.erase(p.ranks.begin() + 2); // rank 2 never wrote its data
+  scalana::Run run = BuildRun(h.psg, p, "run4");
+  EXPECT_EQ(run.missing_ranks, std::vector<int>{2});
+  EXPECT_EQ(run.nslots(), 3);
+  EXPECT_EQ(run.SlotOf(3), 2);
+  ASSERT_FALSE(run.warnings.empty());
+  EXPECT_NE(run.warnings[0].find("missing"), std::string::npos);
+  EXPECT_NE(run.warnings[0].find("(2)"), std::string::npos);
+  // Detection still runs on what is there.
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  EXPECT_FALSE(res.abnormal.empty());
+}
+
+TEST(DetectPpg, UnresolvedContextsAreCounted) {
+  HaloProgram h;
+  ProfileBuilder b(2);
+  b.Cpu(0, 0x8000000000000001ull /* no such function */, 1.0);
+  b.Cpu(1, h.main.Id(h.relax), 1.0);
+  scalana::Run run = BuildRun(h.psg, b.p, "run2");
+  EXPECT_EQ(run.unresolved_contexts, 1u);
+  EXPECT_EQ(run.unresolved_rows, 1u);
+  EXPECT_NEAR(run.unresolved_seconds, 1.0, 1e-9);
+}
+
+// --- Backtracking ------------------------------------------------------------
+
+TEST(DetectBacktrack, NonBlockingP2PLeadsToTheSlowSender) {
+  HaloProgram h;
+  scalana::Run run = BuildRun(h.psg, HaloProfile(h, 8, 3, 2.0), "run8");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &top = res.root_causes[0];
+  EXPECT_EQ(top.vertex, h.V(h.relax));
+  EXPECT_EQ(top.culprit_rank, 3);
+  EXPECT_EQ(top.ranks, std::vector<int>{3});
+  EXPECT_TRUE(top.abnormal);
+  EXPECT_NEAR(top.cost_seconds, 1.0, 1e-5);
+  // The path crosses from a neighbour's Waitall to rank 3's Isend.
+  bool crossed = false;
+  for (size_t i = 0; i < top.path.size(); ++i)
+    if (top.path[i].via == "p2p") {
+      EXPECT_EQ(top.path[i].vertex, h.V(h.isend));
+      EXPECT_EQ(top.path[i].rank, 3);
+      ASSERT_GT(i, 0u);
+      EXPECT_EQ(top.path[i - 1].vertex, h.V(h.waitall));
+      EXPECT_TRUE(top.path[i - 1].rank == 2 || top.path[i - 1].rank == 4);
+      crossed = true;
+    }
+  EXPECT_TRUE(crossed);
+}
+
+TEST(DetectBacktrack, CollectiveGoesToTheLatestArrival) {
+  HaloProgram h;
+  scalana::Run run = BuildRun(h.psg, HaloProfile(h, 8, 6, 3.0), "run8");
+  auto never = [](VertexId, int) { return false; };
+  // Start at the allreduce on rank 0, which waited 2 s.
+  std::vector<PathStep> path = Backtrack(h.psg, run, h.V(h.allreduce), 0, DetectOptions{}, never);
+  ASSERT_GE(path.size(), 2u);
+  EXPECT_EQ(path[1].via, "collective");
+  EXPECT_EQ(path[1].rank, 6) << "rank 6 waited least: it arrived last";
+  // and then it steps back through rank 6's code: tail loop, waitall ...
+  EXPECT_EQ(path[2].vertex, h.V(h.tail));
+  EXPECT_EQ(path[2].rank, 6);
+  // It stops at the root, never at another collective.
+  for (size_t i = 2; i < path.size(); ++i)
+    EXPECT_NE(path[i].vertex, h.V(h.allreduce));
+}
+
+TEST(DetectBacktrack, EdgesWithoutWaitingArePruned) {
+  HaloProgram h;
+  Profile p = HaloProfile(h, 8, 3, 1.0); // nobody is slow: no waiting anywhere
+  scalana::Run run = BuildRun(h.psg, p, "run8");
+  std::vector<PathStep> path = Backtrack(h.psg, run, h.V(h.waitall), 2, DetectOptions{},
+                                         [](VertexId, int) { return false; });
+  for (const PathStep &s : path) {
+    EXPECT_EQ(s.rank, 2) << "no edge has waiting: the walk never leaves rank 2";
+    EXPECT_NE(s.via, "p2p");
+  }
+  // In execution order: Waitall, Isend, Irecv, relax.
+  ASSERT_GE(path.size(), 4u);
+  EXPECT_EQ(path[1].vertex, h.V(h.isend));
+  EXPECT_EQ(path[2].vertex, h.V(h.irecv));
+  EXPECT_EQ(path[3].vertex, h.V(h.relax));
+}
+
+TEST(DetectBacktrack, PickTheEdgeThatWaitedMost) {
+  HaloProgram h;
+  Profile p = HaloProfile(h, 8, 3, 2.0);
+  // Rank 2 also waited a little for rank 1: the walk must go to rank 3.
+  for (DepRow &d : p.ranks[2].deps)
+    if (d.kind == DepKind::Recv && d.peer == 1 && d.wait_seconds == 0)
+      d.wait_seconds = 0.2;
+  scalana::Run run = BuildRun(h.psg, p, "run8");
+  auto path = Backtrack(h.psg, run, h.V(h.waitall), 2, DetectOptions{},
+                        [](VertexId, int) { return false; });
+  ASSERT_GE(path.size(), 2u);
+  EXPECT_EQ(path[1].rank, 3);
+  EXPECT_NEAR(path[1].wait, 1.0, 1e-6);
+}
+
+TEST(DetectBacktrack, RingOfBlockingReceivesTerminates) {
+  FnBuilder main("main");
+  uint32_t loop = main.Add(0, VertexKind::Loop, 5);
+  uint32_t recv = main.Add(loop, VertexKind::Mpi, 6, "MPI_Recv", MpiClass::P2PBlocking);
+  uint32_t send = main.Add(loop, VertexKind::Mpi, 7, "MPI_Send", MpiClass::P2PBlocking);
+  Psg psg = Psg::Build({main.fn});
+  const int n = 5;
+  ProfileBuilder b(n);
+  for (int r = 0; r < n; ++r) {
+    b.Mpi(r, main.Id(recv), 1.0);
+    b.Mpi(r, main.Id(send), 0.01);
+    b.Dep(r, main.Id(recv), DepKind::Recv, (r + n - 1) % n, 1.0);
+    b.Dep(r, main.Id(send), DepKind::Send, (r + 1) % n, 0);
+  }
+  scalana::Run run = BuildRun(psg, b.p, "ring");
+  VertexId vrecv = psg.Resolve({main.Id(recv)}), vsend = psg.Resolve({main.Id(send)});
+  // The walk goes recv(0) -> send(4) -> recv(4) -> send(3) ... -> send(0) -> recv(0): a cycle.
+  auto path = Backtrack(psg, run, vrecv, 0, DetectOptions{}, [](VertexId, int) { return false; });
+  std::set<int> ranks;
+  for (const PathStep &s : path)
+    ranks.insert(s.rank);
+  EXPECT_EQ(ranks.size(), size_t(n));
+  EXPECT_LE(path.size(), size_t(2 * n + 1));
+  EXPECT_EQ(path[1].vertex, vsend);
+  EXPECT_EQ(path[1].rank, n - 1);
+}
+
+TEST(DetectBacktrack, RecursionTerminatesAndReachesTheCaller) {
+  // main: Call walk(3); MPI_Barrier(4).  walk: Loop(21){ Call walk(22) }; MPI_Send(23)
+  FnBuilder walk("walk", 20);
+  uint32_t wloop = walk.Add(0, VertexKind::Loop, 21);
+  uint32_t wcall = walk.Add(wloop, VertexKind::Call, 22, "walk");
+  uint32_t wsend = walk.Add(0, VertexKind::Mpi, 23, "MPI_Send", MpiClass::P2PBlocking);
+  FnBuilder main("main");
+  uint32_t call = main.Add(0, VertexKind::Call, 3, "walk");
+  main.Add(0, VertexKind::Mpi, 4, "MPI_Barrier", MpiClass::Collective);
+  Psg psg = Psg::Build({main.fn, walk.fn});
+  VertexId vsend = psg.Resolve({main.Id(call), walk.Id(wsend)});
+  VertexId vloop = psg.Resolve({main.Id(call), walk.Id(wloop)});
+  VertexId deep = psg.Resolve({main.Id(call), walk.Id(wcall), walk.Id(wloop)});
+  ASSERT_NE(vsend, kNoVertex);
+  ASSERT_NE(deep, kNoVertex);
+  ProfileBuilder b(2);
+  for (int r = 0; r < 2; ++r) {
+    b.p.contexts.push_back({main.Id(call), walk.Id(wloop)});
+    b.p.ranks[r].vertices.push_back({uint32_t(b.p.contexts.size() - 1), 100, 1.0, {}});
+    b.p.contexts.push_back({main.Id(call), walk.Id(wcall), walk.Id(wloop)});
+    b.p.ranks[r].vertices.push_back({uint32_t(b.p.contexts.size() - 1), 100, 1.0, {}});
+    b.p.contexts.push_back({main.Id(call), walk.Id(wsend)});
+    b.p.ranks[r].mpi.push_back({uint32_t(b.p.contexts.size() - 1), 1, 0.5, 0});
+  }
+  scalana::Run run = BuildRun(psg, b.p, "rec");
+  EXPECT_EQ(run.unresolved_contexts, 0u);
+  auto path = Backtrack(psg, run, vsend, 0, DetectOptions{}, [](VertexId, int) { return false; });
+  ASSERT_FALSE(path.empty());
+  bool loop_seen = false;
+  for (const PathStep &s : path)
+    loop_seen |= s.vertex == vloop;
+  EXPECT_TRUE(loop_seen) << "control dependence: the loop before the send is entered";
+  EXPECT_LT(path.size(), 20u);
+}
+
+// --- Non-scalable vertices and ranking -----------------------------------------
+
+TEST(DetectNonScalable, WeakScalingFindsTheGrowingVertexAndItsCause) {
+  HaloProgram h;
+  std::vector<scalana::Run> runs;
+  for (int p : {4, 8, 16}) {
+    // The tail loop on the last rank grows with p (e.g. a loop over ranks):
+    // everyone else waits for it at the allreduce.
+    ProfileBuilder b(p);
+    for (int r = 0; r < p; ++r) {
+      bool culprit = r == p - 1;
+      double extra = 0.1 * p;
+      b.Cpu(r, h.main.Id(h.relax), 1.0);
+      b.Cpu(r, h.main.Id(h.tail), culprit ? 0.5 + extra : 0.5);
+      double wait = culprit ? 0 : extra;
+      b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
+      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+    }
+    runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
+  }
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(h.psg, runs, o);
+  EXPECT_EQ(res.backtrack_run, 2u);
+  EXPECT_DOUBLE_EQ(res.expected_slope, 0);
+  ASSERT_FALSE(res.non_scalable.empty());
+  EXPECT_EQ(res.non_scalable[0].vertex, h.V(h.allreduce)) << "largest (slope x share)";
+  bool relax_flagged = false;
+  for (const auto &ns : res.non_scalable)
+    relax_flagged |= ns.vertex == h.V(h.relax);
+  EXPECT_FALSE(relax_flagged) << "constant under weak scaling";
+  // Backtracking from the allreduce starts at the latest arrival (rank 15)
+  // and finds its tail loop.
+  const RootCause *rc = FindCause(res, h.V(h.tail));
+  ASSERT_NE(rc, nullptr);
+  EXPECT_EQ(rc->culprit_rank, 15);
+  EXPECT_EQ(rc->path.front().vertex, h.V(h.allreduce));
+  EXPECT_EQ(rc->path.front().rank, 15);
+  EXPECT_GT(rc->score, 0.3);
+  EXPECT_LE(rc->score, 1.0);
+
+  // Strong scaling expectation: relax (constant) now scales worse than -1.
+  o.scaling = ScalingMode::Strong;
+  DetectResult strong = Detect(h.psg, runs, o);
+  EXPECT_DOUBLE_EQ(strong.expected_slope, -1);
+  bool relax_strong = false;
+  for (const auto &ns : strong.non_scalable)
+    relax_strong |= ns.vertex == h.V(h.relax);
+  EXPECT_TRUE(relax_strong);
+}
+
+TEST(DetectRanking, RootCausesOrderedByCost) {
+  // Two independent slow spots: rank 1's relax (+0.5 s) and rank 6's tail (+2 s).
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 1 ? 1.5 : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 6 ? 2.5 : 0.5);
+  }
+  scalana::Run run = BuildRun(h.psg, b.p, "run8");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  ASSERT_EQ(res.root_causes.size(), 2u);
+  EXPECT_EQ(res.root_causes[0].vertex, h.V(h.tail));
+  EXPECT_EQ(res.root_causes[0].culprit_rank, 6);
+  EXPECT_NEAR(res.root_causes[0].cost_seconds, 2.0, 1e-5);
+  EXPECT_EQ(res.root_causes[1].vertex, h.V(h.relax));
+  EXPECT_NEAR(res.root_causes[1].cost_seconds, 0.5, 1e-5);
+  EXPECT_GT(res.root_causes[0].score, res.root_causes[1].score);
+}
+
+TEST(DetectRuns, OneRunWarnsAndDoesAbnormalOnly) {
+  HaloProgram h;
+  scalana::Run run = BuildRun(h.psg, HaloProfile(h, 4, 1, 2.0), "only");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  EXPECT_TRUE(res.non_scalable.empty());
+  bool warned = false;
+  for (const auto &w : res.warnings)
+    warned |= w.find("only one scale") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_FALSE(res.root_causes.empty());
+}
+
+TEST(DetectRuns, SameScaleTwiceIsARepetition) {
+  HaloProgram h;
+  std::vector<scalana::Run> runs{BuildRun(h.psg, HaloProfile(h, 4, 1, 2.0), "a"),
+                                 BuildRun(h.psg, HaloProfile(h, 4, 1, 2.0), "b")};
+  DetectResult res = Detect(h.psg, runs, DetectOptions{});
+  bool warned = false;
+  for (const auto &w : res.warnings)
+    warned |= w.find("repetitions") != std::string::npos;
+  EXPECT_TRUE(warned);
+  EXPECT_TRUE(res.non_scalable.empty());
+}
+
+// --- Bad input ------------------------------------------------------------------
+
+TEST(DetectInput, PsgMismatchNamesBothRuns) {
+  Profile a, b;
+  a.meta.psg_id = "0x1";
+  b.meta.psg_id = "0x2";
+  try {
+    CheckSamePsg({a, b}, {"runA", "runB"});
+    FAIL() << "expected an error";
+  } catch (const Error &e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("runA"), std::string::npos);
+    EXPECT_NE(m.find("runB"), std::string::npos);
+  }
+  EXPECT_NO_THROW(CheckSamePsg({a, a}, {"x", "y"}));
+  EXPECT_THROW(CheckProfileMatchesBinary(a, "runA", "/bin/app", "", "0x9"), Error);
+  a.meta.build_id = "aa";
+  EXPECT_THROW(CheckProfileMatchesBinary(a, "runA", "/bin/app", "bb", "0x1"), Error);
+  EXPECT_NO_THROW(CheckProfileMatchesBinary(a, "runA", "/bin/app", "aa", "0x1"));
+}
+
+class DetectFiles : public ::testing::Test {
+protected:
+  std::filesystem::path dir;
+  void SetUp() override {
+    char tmpl[] = "/tmp/scalana-detect-test-XXXXXX";
+    dir = mkdtemp(tmpl);
+  }
+  void TearDown() override { std::filesystem::remove_all(dir); }
+  std::string Expect(const std::vector<std::string> &dirs, const LoadOptions &o = {}) {
+    try {
+      LoadRuns(dirs, o);
+    } catch (const Error &e) {
+      return e.what();
+    }
+    return "";
+  }
+};
+
+TEST_F(DetectFiles, UnreadableDirectory) {
+  std::string m = Expect({(dir / "nope").string()});
+  EXPECT_NE(m.find("nope"), std::string::npos);
+  EXPECT_NE(m.find("not a readable directory"), std::string::npos);
+}
+
+TEST_F(DetectFiles, MovedBinaryAsksForBinaryOption) {
+  HaloProgram h;
+  Profile p = HaloProfile(h, 2, 0, 1.0);
+  p.meta.binary = (dir / "gone" / "app").string();
+  std::filesystem::create_directory(dir / "run");
+  WriteProfileFile(p, (dir / "run" / "profile.json.gz").string());
+  std::string m = Expect({(dir / "run").string()});
+  EXPECT_NE(m.find("--binary"), std::string::npos) << m;
+  LoadOptions o;
+  o.binary = (dir / "also-gone").string();
+  m = Expect({(dir / "run").string()}, o);
+  EXPECT_NE(m.find("also-gone"), std::string::npos) << m;
+}
+
+TEST_F(DetectFiles, TruncatedProfileIsAnError) {
+  HaloProgram h;
+  std::filesystem::create_directory(dir / "run");
+  std::string file = (dir / "run" / "profile.json.gz").string();
+  WriteProfileFile(HaloProfile(h, 4, 0, 1.0), file);
+  std::filesystem::resize_file(file, std::filesystem::file_size(file) / 2);
+  std::string m = Expect({(dir / "run").string()});
+  EXPECT_NE(m.find("profile"), std::string::npos) << m;
+}
+
+// --- Reports ---------------------------------------------------------------------
+
+TEST(DetectReport, JsonHasTheDesignFields) {
+  HaloProgram h;
+  std::vector<scalana::Run> runs{BuildRun(h.psg, HaloProfile(h, 4, 1, 2.0), "np4"),
+                                 BuildRun(h.psg, HaloProfile(h, 8, 3, 3.0), "np8")};
+  DetectOptions o;
+  DetectResult res = Detect(h.psg, runs, o);
+  ReportInput in{h.psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream js;
+  WriteJsonReport(in, js);
+  auto doc = nlohmann::json::parse(js.str());
+  ASSERT_TRUE(doc["root_causes"].is_array());
+  ASSERT_FALSE(doc["root_causes"].empty());
+  auto &rc = doc["root_causes"][0];
+  EXPECT_EQ(rc["file"], "app.c");
+  EXPECT_EQ(rc["line"], 11);
+  EXPECT_EQ(rc["kind"], "loop");
+  EXPECT_EQ(rc["function"], "main");
+  EXPECT_EQ(rc["call_path"], nlohmann::json::array({"main"}));
+  EXPECT_EQ(rc["ranks"], nlohmann::json::array({3}));
+  EXPECT_GT(rc["score"].get<double>(), 0);
+  ASSERT_FALSE(rc["path"].empty());
+  for (const char *k : {"kind", "name", "file", "line", "rank"})
+    EXPECT_TRUE(rc["path"][0].contains(k)) << k;
+  EXPECT_TRUE(doc["non_scalable"].is_array());
+  EXPECT_TRUE(doc["abnormal"].is_array());
+  EXPECT_EQ(doc["runs"].size(), 2u);
+  std::ostringstream text, html;
+  WriteTextReport(in, text);
+  EXPECT_NE(text.str().find("app.c:11"), std::string::npos);
+  EXPECT_NE(text.str().find("app.c not found"), std::string::npos);
+  WriteHtmlReport(in, html);
+  EXPECT_NE(html.str().find("<table class=heat>"), std::string::npos);
+  EXPECT_EQ(html.str().find("http"), std::string::npos) << "self-contained: no links";
+}
+
+TEST(DetectReport, SourceSnippetMarksTheLine) {
+  char tmpl[] = "/tmp/scalana-snippet-XXXXXX";
+  std::string d = mkdtemp(tmpl);
+  {
+    std::ofstream f(d + "/x.c");
+    for (int i = 1; i <= 10; ++i)
+      f << "line" << i << "\n";
+  }
+  bool found = false;
+  auto lines = SourceSnippet("x.c", 5, 1, {d}, &found);
+  std::filesystem::remove_all(d);
+  ASSERT_TRUE(found);
+  ASSERT_EQ(lines.size(), 3u);
+  EXPECT_NE(lines[1].find(">"), std::string::npos);
+  EXPECT_NE(lines[1].find("line5"), std::string::npos);
+}
+
+} // namespace
+} // namespace scalana
