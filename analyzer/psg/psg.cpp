@@ -356,6 +356,7 @@ struct Psg::Impl {
   std::unordered_map<std::string, int32_t> by_key;
   std::unordered_map<uint64_t, int32_t> by_hash;
   int32_t main_fn = -1;
+  int32_t fortran_program = -1; // `_QQmain`, shown as part of main
   std::string psg_id, build_id, binary;
   std::vector<std::string> warnings;
 
@@ -403,6 +404,8 @@ struct Psg::Impl {
   VertexId BindIndirect(VertexId call, int32_t target);
   int32_t CopyBelow(VertexId call_vertex);
   Start StartOf(int32_t f, std::vector<uint8_t> &visiting);
+  // Vertices of these functions get no "(in f)" in the writers.
+  bool IsProgram(int32_t f) const { return f == main_fn || f == fortran_program; }
   int32_t FnOfId(uint64_t id) const {
     auto it = by_hash.find(id & SCALANA_FN_MASK);
     return it == by_hash.end() ? -1 : it->second;
@@ -966,6 +969,8 @@ Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
       break;
     }
   }
+  if (auto it = m.by_key.find("_QQmain"); it != m.by_key.end())
+    m.fortran_program = it->second;
   if (m.main_fn < 0)
     throw Error("no PSG record of main (nor of a Fortran main program _QQmain): build the file "
                 "that defines main with scalana-cc, scalana-cxx or scalana-fc");
@@ -1179,7 +1184,9 @@ std::string Psg::ToText() const {
       Item it = st.back();
       st.pop_back();
       const Vertex &v = m.verts[it.v];
-      bool parent_indirect = v.parent != kNoVertex && m.verts[v.parent].indirect;
+      // A bound target sits under the indirect call site (itself unexpanded).
+      bool parent_indirect =
+          v.parent != kNoVertex && m.verts[v.parent].indirect && !m.verts[v.parent].expanded;
       bool hidden = v.kind == VertexKind::Call && v.expanded && !parent_indirect;
       int32_t arm = v.arm >= 0 ? v.arm : it.arm;
       int child_indent = it.indent + 1;
@@ -1214,7 +1221,7 @@ std::string Psg::ToText() const {
           line += " (recursive)";
         if (v.indirect)
           line += " (indirect)";
-        if (v.kind != VertexKind::Function && v.function >= 0 && v.function != m.main_fn)
+        if (v.kind != VertexKind::Function && v.function >= 0 && !m.IsProgram(v.function))
           line += " (in " + m.fns[v.function].name + ")";
         out << line << "\n";
       }
@@ -1309,7 +1316,7 @@ std::string Psg::ToDot() const {
     if (!v.label.empty())
       label += " " + v.label;
     label += "\\n" + LocText(v.loc);
-    if (v.function >= 0 && v.function != m.main_fn)
+    if (v.function >= 0 && !m.IsProgram(v.function))
       label += "\\n(in " + m.fns[v.function].name + ")";
     const char *shape = v.kind == VertexKind::Loop     ? "ellipse"
                         : v.kind == VertexKind::Branch ? "diamond"

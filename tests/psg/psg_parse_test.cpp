@@ -197,9 +197,12 @@ TEST(PsgParse, FortranMainProgram) {
   main.Call(0, "_QQmain", 1);
   Psg both = Psg::Build({main, prog});
   both.ExpandAll();
+  // The program unit's vertices are main's for the reader: no "(in _QQmain)".
   EXPECT_EQ(test::Tree(both), "Root main p.f90:1-10\n"
-                              "  Loop p.f90:3-8 (in _QQmain)\n"
-                              "    MPI MPI_Allreduce p.f90:5 (in _QQmain)\n");
+                              "  Loop p.f90:3-8\n"
+                              "    MPI MPI_Allreduce p.f90:5\n");
+  VertexId mpi = both.Resolve({main.Id(1), prog.Id(2)});
+  EXPECT_EQ(both.CallPath(mpi), (std::vector<std::string>{"main", "_QQmain"}));
   try {
     Psg::Build({test::Fn("helper", "h.c", 1, 2)});
     FAIL() << "no main";
