@@ -355,9 +355,19 @@ struct Region {
 CallClassifier::CallClassifier(const Module &m, const TargetLibraryInfo &tli)
     : module_(m), tli_(tli) {}
 
+std::string ModuleSourceName(const Module &m) {
+  // flang names every module "FIRModule": the compile unit knows the file.
+  StringRef name = m.getSourceFileName();
+  if (name.empty() || name == "FIRModule")
+    for (const DICompileUnit *cu : m.debug_compile_units())
+      if (!cu->getFilename().empty())
+        return cu->getFilename().str();
+  return name.str();
+}
+
 std::string CallClassifier::FunctionKey(const Function &f) const {
   if (f.hasLocalLinkage())
-    return module_.getSourceFileName() + ":" + f.getName().str();
+    return ModuleSourceName(module_) + ":" + f.getName().str();
   return f.getName().str();
 }
 
@@ -428,7 +438,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   const DISubprogram *sp = f.getSubprogram();
   if (d.ok)
     psg.name = d.full;
-  else if (sp && !sp->getName().empty() && f.getName() != "_QQmain")
+  else if (sp && !sp->getName().empty())
     psg.name = sp->getName().str();
   else
     psg.name = f.getName().str();
@@ -838,7 +848,7 @@ std::string ModuleRecordJson(const Module &m, const std::vector<FunctionPsg> &fu
   os << "{\"scalana_psg\":1,\"producer\":";
   scalar("scalana-pass 0.1 (LLVM " LLVM_VERSION_STRING ")");
   os << ",\"module\":";
-  scalar(m.getSourceFileName());
+  scalar(ModuleSourceName(m));
   os << ",\"comp_dir\":";
   scalar(CompilationDir(m));
   os << ",\"language\":";

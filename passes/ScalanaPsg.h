@@ -72,6 +72,9 @@ private:
   const llvm::TargetLibraryInfo &tli_;
 };
 
+// The module's source file as keys and records name it.
+std::string ModuleSourceName(const llvm::Module &m);
+
 // Builds the local PSG of F (which must have a body). Does not modify F.
 FunctionPsg BuildFunctionPsg(llvm::Function &f, const CallClassifier &classifier);
 
