@@ -599,6 +599,10 @@ Template Psg::Impl::MakeTemplate(int32_t f, uint32_t depth, bool contract) {
       return true;
     if (v.kind == VertexKind::Call && !v.indirect && callee_of[f][c] < 0)
       return true;
+    // A callee that is only straight-line code: computation, not an empty copy.
+    if (v.kind == VertexKind::Call && callee_of[f][c] >= 0 &&
+        fns[callee_of[f][c]].vertices.size() == 1)
+      return true;
     if (!contract)
       return false;
     switch (v.kind) {
