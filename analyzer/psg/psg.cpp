@@ -986,6 +986,10 @@ Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
   Vertex r;
   r.kind = VertexKind::Function;
   r.loc = m.fns[m.main_fn].loc;
+  // flang's generated main has only the program's last line: show the
+  // program unit's range, where the reader's code is.
+  if (m.fortran_program >= 0 && m.fortran_program != m.main_fn)
+    r.loc = m.fns[m.fortran_program].loc;
   r.function = m.main_fn;
   r.label = m.fns[m.main_fn].name;
   m.root = m.AddVertex(std::move(r));

@@ -2,9 +2,9 @@
 # `scalana psg` on real binaries: builds Inputs/sites.c with scalana-cc and
 # compares the printed graph with Inputs/*.expected (paths cut to basenames,
 # the header's psg id dropped), then checks the errors a user can meet.
-# usage: psg_binary_test.sh SCALANA_CC SCALANA_PSG SOURCE_DIR WORK_DIR
+# usage: psg_binary_test.sh SCALANA_CC SCALANA_PSG SOURCE_DIR WORK_DIR [SCALANA_FC]
 set -u
-cc=$1 psg=$2 src=$3 work=$4
+cc=$1 psg=$2 src=$3 work=$4 fc=${5:-}
 mkdir -p "$work" && cd "$work" || exit 1
 failures=0 passes=0
 check() {  # check NAME EXPECTED_FILE ACTUAL_FILE
@@ -20,7 +20,7 @@ expect_error() {  # expect_error NAME EXPECTED_SUBSTRING COMMAND...
     echo "FAIL: $name: got: $out"; failures=$((failures + 1)); return; fi
   passes=$((passes + 1))
 }
-normalise() { sed -E -e '1s/, psg 0x[0-9a-f]+\)$/)/' -e 's#[^ ]*/(sites\.c)#\1#g'; }
+normalise() { sed -E -e '1s/, psg 0x[0-9a-f]+\)$/)/' -e 's#[^ ]*/(sites\.c|ring\.f90)#\1#g'; }
 
 "$cc" -O2 -g "$src/Inputs/sites.c" -o sites || { echo "FAIL: scalana-cc sites.c"; exit 1; }
 "$psg" ./sites | normalise > default.out
@@ -45,6 +45,16 @@ for b in open("section.bin", "rb").read():
 print("0x%016x" % h)')
 if "$psg" ./sites | head -1 | grep -q "psg $want)"; then passes=$((passes + 1)); else
   echo "FAIL: psg id is not $want"; failures=$((failures + 1)); fi
+
+# Fortran: the program unit _QQmain is shown as main.
+if [ -n "$fc" ]; then
+  if "$fc" -O2 -g "$src/Inputs/ring.f90" -o ring; then
+    "$psg" ./ring | normalise > ring.out
+    check "Fortran program" "$src/Inputs/ring.expected" ring.out
+  else
+    echo "FAIL: scalana-fc ring.f90"; failures=$((failures + 1))
+  fi
+fi
 
 # Errors: built without the wrappers, missing, not ELF, bad option.
 ${SCALANA_PLAIN_CC:-clang-19} -x c - -o plain <<<'int main(void) { return 0; }'
