@@ -121,16 +121,10 @@ def stage_psg(ex):
     if not summary:
         raise Failure(f"scalana psg printed no summary line:\n{text[-2000:]}")
     log(summary[0])
-    sizes = {}
-    for contract in (True, False):
-        cmd = [ex.scalana, "psg", "--format", "json", ex.binary]
-        if not contract:
-            cmd.insert(2, "--no-contract")
-        doc = json.loads(run(cmd))
-        sizes["after" if contract else "before"] = doc["summary"]["vertices_after"]
-        if contract:
-            sizes["summary"] = doc["summary"]
-            graph = doc
+    graph = json.loads(run([ex.scalana, "psg", "--format", "json", ex.binary]))
+    summary = graph["summary"]
+    sizes = {"before": summary["vertices_before"], "after": summary["vertices_after"],
+             "functions": summary["functions"]}
     # The marked line must be a loop vertex in the contracted graph: that is
     # what the detector can name.
     loops = [v for v in graph["vertices"]
@@ -215,17 +209,17 @@ def stage_detect(ex, variant):
 
 
 def stage_sizes(args):
-    print("| example | language | PSG vertices before contraction | after |")
-    print("| --- | --- | --- | --- |")
+    print("| example | language | functions | PSG vertices before contraction | after |")
+    print("| --- | --- | --- | --- | --- |")
     for name, (source, _) in EXAMPLES.items():
         path = os.path.join(args.work_dir, name, "psg-sizes.json")
         if not os.path.exists(path):
-            print(f"| {name} | | (not built) | |")
+            print(f"| {name} | | | (not built) | |")
             continue
         with open(path) as f:
             sizes = json.load(f)
         language = {"c": "C", "cpp": "C++", "f90": "Fortran"}[source.rsplit(".", 1)[1]]
-        print(f"| {name} | {language} | {sizes['before']} | {sizes['after']} |")
+        print(f"| {name} | {language} | {sizes['functions']} | {sizes['before']} | {sizes['after']} |")
 
 
 def main():
