@@ -1,0 +1,235 @@
+// `scalana show RUN_DIR [--rank R] [--format text|json]`: prints what a run
+// recorded: metadata, per-vertex samples, MPI calls and communication
+// dependence, with contexts resolved to PSG vertices and source lines when
+// the binary is still readable.
+#include "scalana/profile.h"
+#ifdef SCALANA_HAVE_PSG
+#include "psg.h"
+#endif
+
+#include <CLI/CLI.hpp>
+#include <nlohmann/json.hpp>
+
+#include <algorithm>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace scalana {
+namespace {
+
+struct Resolved {
+  bool ok = false;
+  std::string kind, location, function, label;
+  std::vector<std::string> call_lines; // file:line of each call site, outermost first
+};
+
+std::string RawContext(const Context &c) {
+  if (c.size() == 1 && c[0] == 0)
+    return "(unknown context: binary not built with scalana-cc)";
+  std::string s;
+  for (size_t i = 0; i < c.size(); ++i)
+    s += (i ? ">" : "") + FormatId(c[i]);
+  return s;
+}
+
+// Resolves every context of P, or explains in *note why it cannot.
+std::vector<Resolved> ResolveContexts(const Profile &p, std::string *note) {
+  std::vector<Resolved> out(p.contexts.size());
+#ifdef SCALANA_HAVE_PSG
+  try {
+    Psg psg = Psg::LoadFromBinary(p.meta.binary);
+    if (!p.meta.psg_id.empty() && psg.psg_id() != p.meta.psg_id)
+      *note = "warning: " + p.meta.binary + " changed since the run (PSG " + psg.psg_id() +
+              ", profile " + p.meta.psg_id + "); locations may be wrong";
+    size_t unresolved = 0;
+    for (size_t i = 0; i < p.contexts.size(); ++i) {
+      if (p.contexts[i].size() == 1 && p.contexts[i][0] == 0)
+        continue;
+      VertexId v = psg.Resolve(p.contexts[i]);
+      if (v == kNoVertex) {
+        ++unresolved;
+        continue;
+      }
+      const Vertex &vx = psg.vertex(v);
+      Resolved &r = out[i];
+      r.ok = true;
+      r.kind = std::string(ToString(vx.kind));
+      r.location = vx.loc.file + ":" + std::to_string(vx.loc.line);
+      r.function = psg.FunctionOf(v).name;
+      r.label = vx.label;
+      // A context ending in its call site twice names the call vertex itself.
+      for (size_t k = 0; k + 1 < p.contexts[i].size(); ++k) {
+        Context prefix(p.contexts[i].begin(), p.contexts[i].begin() + long(k) + 1);
+        prefix.push_back(p.contexts[i][k]);
+        VertexId call = psg.Resolve(prefix);
+        r.call_lines.push_back(call == kNoVertex ? "?"
+                                                 : psg.vertex(call).loc.file + ":" +
+                                                       std::to_string(psg.vertex(call).loc.line));
+      }
+    }
+    if (unresolved)
+      *note += std::string(note->empty() ? "" : "; ") + std::to_string(unresolved) +
+               " contexts do not fit the binary's PSG (shown as raw ids)";
+  } catch (const Error &e) {
+    *note = std::string("raw ids: ") + e.what();
+  }
+#else
+  *note = "raw ids: this build of ScalAna has no PSG reader";
+#endif
+  return out;
+}
+
+std::string Describe(const Profile &p, const std::vector<Resolved> &res, uint32_t ctx) {
+  const Resolved &r = res[ctx];
+  if (!r.ok)
+    return RawContext(p.contexts[ctx]);
+  std::string s = r.kind;
+  if (!r.label.empty())
+    s += " " + r.label;
+  s += " " + r.location + " in " + r.function;
+  for (auto it = r.call_lines.rbegin(); it != r.call_lines.rend(); ++it)
+    s += " <- " + *it;
+  return s;
+}
+
+std::string Members(const Profile &p, uint32_t comm) {
+  if (comm >= p.comms.size())
+    return "?";
+  const auto &m = p.comms[comm];
+  std::string s = "{";
+  for (size_t i = 0; i < m.size() && i < 8; ++i)
+    s += (i ? "," : "") + std::to_string(m[i]);
+  if (m.size() > 8)
+    s += ",... " + std::to_string(m.size()) + " ranks";
+  return s + "}";
+}
+
+void PrintText(const Profile &p, const std::string &dir, std::optional<int> only_rank) {
+  std::string note;
+  std::vector<Resolved> res = ResolveContexts(p, &note);
+  const ProfileMeta &m = p.meta;
+  std::printf("run        %s (%s)\n", dir.c_str(),
+              m.complete ? "complete" : "incomplete: ended before MPI_Finalize");
+  std::printf("binary     %s\n           build-id %s, psg %s\n", m.binary.c_str(),
+              m.build_id.empty() ? "-" : m.build_id.c_str(),
+              m.psg_id.empty() ? "-" : m.psg_id.c_str());
+  std::printf("ranks      %d (%zu with data), started %s, wall %.3f s\n", m.world_size,
+              p.ranks.size(), m.start_time.c_str(), m.wall_time);
+  std::printf("mpi        %s\n", m.mpi_library.c_str());
+  std::string counters;
+  for (const auto &c : m.sampling.counters)
+    counters += (counters.empty() ? "" : ",") + c;
+  std::printf("sampling   %s at %g Hz (%s time), counters: %s\n", m.sampling.source.c_str(),
+              m.sampling.hz, m.sampling.clock.c_str(),
+              counters.empty() ? "none" : counters.c_str());
+  if (!m.sampling.note.empty())
+    std::printf("           %s\n", m.sampling.note.c_str());
+  if (!note.empty())
+    std::printf("vertices   %s\n", note.c_str());
+
+  for (const RankData &r : p.ranks) {
+    if (only_rank && r.rank != *only_rank)
+      continue;
+    std::printf("\n== rank %d  host %s pid %lld threads %d wall %.3f s samples %llu dropped %llu\n",
+                r.rank, r.host.c_str(), (long long)r.pid, r.threads, r.wall_time,
+                (unsigned long long)r.samples, (unsigned long long)r.samples_dropped);
+    if (!r.errors.empty()) {
+      std::printf("   errors:");
+      for (const auto &[what, n] : r.errors)
+        std::printf(" %s=%llu", what.c_str(), (unsigned long long)n);
+      std::printf("\n");
+    }
+    std::vector<VertexRow> rows = r.vertices;
+    std::sort(rows.begin(), rows.end(),
+              [](const VertexRow &a, const VertexRow &b) { return a.samples > b.samples; });
+    std::printf("   %-9s %9s %s%s\n", "samples", "cpu s",
+                counters.empty() ? "" : (counters + "  ").c_str(), "vertex");
+    for (const VertexRow &v : rows) {
+      std::string c;
+      for (double x : v.counters)
+        c += std::to_string((long long)x) + " ";
+      std::printf("   %-9llu %9.3f %s%s\n", (unsigned long long)v.samples, v.cpu_seconds, c.c_str(),
+                  Describe(p, res, v.ctx).c_str());
+    }
+    if (!r.mpi.empty()) {
+      std::printf("   %-9s %9s %12s  %s\n", "mpi calls", "seconds", "bytes", "vertex");
+      for (const MpiRow &x : r.mpi)
+        std::printf("   %-9llu %9.4f %12llu  %s\n", (unsigned long long)x.calls, x.seconds,
+                    (unsigned long long)x.bytes, Describe(p, res, x.ctx).c_str());
+    }
+    if (!r.deps.empty()) {
+      std::printf("   %-5s %5s %5s %-14s %7s %10s %9s  %s\n", "dep", "peer", "tag", "comm", "count",
+                  "bytes", "wait s", "vertex");
+      for (const DepRow &d : r.deps)
+        std::printf("   %-5s %5d %5d %-14s %7llu %10llu %9.4f  %s\n", ToString(d.kind), d.peer,
+                    d.tag, Members(p, d.comm).c_str(), (unsigned long long)d.count,
+                    (unsigned long long)d.bytes, d.wait_seconds, Describe(p, res, d.ctx).c_str());
+    }
+  }
+}
+
+void PrintJson(Profile p, std::optional<int> only_rank) {
+  std::string note;
+  std::vector<Resolved> res = ResolveContexts(p, &note);
+  if (only_rank) {
+    std::vector<RankData> kept;
+    for (RankData &r : p.ranks)
+      if (r.rank == *only_rank)
+        kept.push_back(std::move(r));
+    p.ranks = std::move(kept);
+  }
+  nlohmann::json j = nlohmann::json::parse(ProfileToJson(p));
+  nlohmann::json resolved = nlohmann::json::array();
+  for (const Resolved &r : res)
+    resolved.push_back(r.ok ? nlohmann::json{{"kind", r.kind},
+                                             {"location", r.location},
+                                             {"function", r.function},
+                                             {"label", r.label},
+                                             {"call_lines", r.call_lines}}
+                            : nlohmann::json(nullptr));
+  j["resolved"] = resolved;
+  if (!note.empty())
+    j["resolve_note"] = note;
+  std::printf("%s\n", j.dump(1).c_str());
+}
+
+} // namespace
+} // namespace scalana
+
+int main(int argc, char **argv) {
+  CLI::App app{"Print the data of a run directory written by `scalana prof`.", "scalana show"};
+  std::string dir, format = "text";
+  std::optional<int> rank;
+  app.add_option("RUN_DIR", dir, "run directory (or a profile .json.gz file)")->required();
+  app.add_option("--rank", rank, "show only this rank");
+  app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::ParseError &e) {
+    return app.exit(e) == 0 ? 0 : 2;
+  }
+  try {
+    scalana::Profile p = scalana::ReadProfile(dir);
+    if (rank) {
+      bool found = false;
+      for (const auto &r : p.ranks)
+        found |= r.rank == *rank;
+      if (!found) {
+        std::fprintf(stderr, "scalana show: %s has no data for rank %d (ranks 0..%d)\n",
+                     dir.c_str(), *rank, p.meta.world_size - 1);
+        return 1;
+      }
+    }
+    if (format == "json")
+      scalana::PrintJson(std::move(p), rank);
+    else
+      scalana::PrintText(p, dir, rank);
+  } catch (const scalana::Error &e) {
+    std::fprintf(stderr, "scalana show: %s\n", e.what());
+    return 1;
+  }
+  return 0;
+}
