@@ -282,10 +282,19 @@ std::vector<PathStep> Backtrack(const Psg &psg, const Run &run, VertexId start, 
           }
         } else {
           // Keep only edges with waiting; follow the one that waited most.
+          // Receives come first: a Wait completing both sends and receives
+          // reports one wait on all its rows, and it is the data that came
+          // late, not the send, that explains it.
+          auto better = [](const DepEdge &a, const DepEdge *b) {
+            if (!b)
+              return true;
+            bool ra = a.kind == DepKind::Recv, rb = b->kind == DepKind::Recv;
+            return ra != rb ? ra : a.wait > b->wait;
+          };
           const DepEdge *pick = nullptr;
           for (auto it = b; it != e; ++it)
             if (it->wait > opts.min_wait && it->peer_vertex != kNoVertex &&
-                run.SlotOf(it->peer_rank) >= 0 && (!pick || it->wait > pick->wait))
+                run.SlotOf(it->peer_rank) >= 0 && better(*it, pick))
               pick = &*it;
           if (pick) {
             via = pick->kind == DepKind::Rma ? "rma" : "p2p";

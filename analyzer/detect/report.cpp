@@ -34,12 +34,17 @@ std::string VertexName(const Psg &psg, VertexId v) {
   case VertexKind::Mpi:
     return x.label;
   case VertexKind::Call:
-    return "call " + (x.label.empty() ? std::string("(indirect)") : x.label);
+    return x.label.empty() ? std::string("(indirect)") : x.label;
   case VertexKind::Function:
     return FunctionName(psg, v);
   default:
-    return std::string(ToString(x.kind)) + " in " + FunctionName(psg, v);
+    return "in " + FunctionName(psg, v);
   }
+}
+
+// "loop in relax", "mpi MPI_Send", "call solve": for lists that show no kind column.
+std::string Describe(const Psg &psg, VertexId v) {
+  return std::string(ToString(psg.vertex(v).kind)) + " " + VertexName(psg, v);
 }
 
 std::string Where(const Psg &psg, VertexId v) {
@@ -223,7 +228,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   if (in.runs.size() < 2 || r.non_scalable.empty())
     out << (r.non_scalable.empty() ? "none\n" : "");
   for (const NonScalableVertex &ns : r.non_scalable) {
-    out << "  " << Where(in.psg, ns.vertex) << "  " << VertexName(in.psg, ns.vertex) << "  slope "
+    out << "  " << Where(in.psg, ns.vertex) << "  " << Describe(in.psg, ns.vertex) << "  slope "
         << Fmt("%.2f", ns.slope) << " (expected " << Fmt("%.2f", ns.expected) << "), share "
         << Fmt("%.1f", 100 * ns.share) << "%, score " << Fmt("%.3f", ns.score) << "  [";
     for (size_t i = 0; i < ns.merged.size(); ++i)
@@ -240,7 +245,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       break;
     }
     out << "  " << in.runs[ab.run].label << "  " << Where(in.psg, ab.vertex) << "  "
-        << VertexName(in.psg, ab.vertex) << "  ranks " << RankList(ab.ranks, 8) << "  worst rank "
+        << Describe(in.psg, ab.vertex) << "  ranks " << RankList(ab.ranks, 8) << "  worst rank "
         << ab.worst_rank << " " << Fmt("%.3f", ab.worst_time) << " s vs median "
         << Fmt("%.3f", ab.median) << " s\n";
   }
@@ -440,7 +445,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
         mx = std::max(mx, t);
       }
       out << "<tr><td style='width:auto;padding:0 6px'>" << HtmlEscape(Where(in.psg, v)) << " "
-          << HtmlEscape(VertexName(in.psg, v)) << "</td>";
+          << HtmlEscape(Describe(in.psg, v)) << "</td>";
       for (int c = 0; c < cols; ++c) {
         int shade = mx > 0 ? int(255 - 200 * cell[c] / mx) : 255;
         out << "<td title='rank " << big.ranks[std::min(c * per, big.nslots() - 1)] << ": "
@@ -456,7 +461,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
          "<th>expected</th><th>share</th><th>score</th></tr>\n";
   for (const NonScalableVertex &ns : r.non_scalable)
     out << "<tr><td>" << HtmlEscape(Where(in.psg, ns.vertex)) << "</td><td>"
-        << HtmlEscape(VertexName(in.psg, ns.vertex)) << "</td><td>" << Fmt("%.2f", ns.slope)
+        << HtmlEscape(Describe(in.psg, ns.vertex)) << "</td><td>" << Fmt("%.2f", ns.slope)
         << "</td><td>" << Fmt("%.2f", ns.expected) << "</td><td>" << Fmt("%.1f%%", 100 * ns.share)
         << "</td><td>" << Fmt("%.3f", ns.score) << "</td></tr>\n";
   out << "</table>\n<h2>Abnormal vertices</h2>\n<table><tr><th>run</th><th>where</th><th>vertex"
@@ -467,7 +472,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
       break;
     out << "<tr><td>" << HtmlEscape(in.runs[ab.run].label) << "</td><td>"
         << HtmlEscape(Where(in.psg, ab.vertex)) << "</td><td>"
-        << HtmlEscape(VertexName(in.psg, ab.vertex)) << "</td><td>"
+        << HtmlEscape(Describe(in.psg, ab.vertex)) << "</td><td>"
         << HtmlEscape(RankList(ab.ranks, 8)) << "</td><td>rank " << ab.worst_rank << ": "
         << Fmt("%.3f", ab.worst_time) << " s</td><td>" << Fmt("%.3f", ab.median)
         << " s</td></tr>\n";

@@ -354,6 +354,22 @@ TEST(DetectBacktrack, PickTheEdgeThatWaitedMost) {
   EXPECT_NEAR(path[1].wait, 1.0, 1e-6);
 }
 
+TEST(DetectBacktrack, ReceivesBeforeSendsAtACompletion) {
+  // A Waitall reports its one wait on every row, sends included: the walk
+  // must follow the late data (receive from rank 3), not a send.
+  HaloProgram h;
+  Profile p = HaloProfile(h, 8, 3, 2.0);
+  for (DepRow &d : p.ranks[2].deps)
+    if (d.kind == DepKind::Send && d.ctx == p.ranks[2].deps[2].ctx)
+      d.wait_seconds = 1.0;
+  scalana::Run run = BuildRun(h.psg, p, "run8");
+  auto path = Backtrack(h.psg, run, h.V(h.waitall), 2, DetectOptions{},
+                        [](VertexId, int) { return false; });
+  ASSERT_GE(path.size(), 2u);
+  EXPECT_EQ(path[1].vertex, h.V(h.isend));
+  EXPECT_EQ(path[1].rank, 3);
+}
+
 TEST(DetectBacktrack, RingOfBlockingReceivesTerminates) {
   FnBuilder main("main");
   uint32_t loop = main.Add(0, VertexKind::Loop, 5);

@@ -7,6 +7,7 @@
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <map>
@@ -76,9 +77,17 @@ int main(int argc, char **argv) {
     for (const std::string &w : result.warnings)
       std::fprintf(stderr, "scalana detect: warning: %s\n", w.c_str());
     ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
-    std::string bin_dir = loaded.binary.substr(0, loaded.binary.rfind('/'));
-    if (loaded.binary.find('/') != std::string::npos)
-      in.source_dirs.push_back(bin_dir);
+    // Source paths in the PSG may be relative to where the program was
+    // built: look beside the binary, in the working directory, and in the
+    // directories above them.
+    std::error_code ec;
+    for (std::filesystem::path base : {std::filesystem::absolute(loaded.binary, ec).parent_path(),
+                                       std::filesystem::current_path(ec)})
+      for (std::filesystem::path d = base; !d.empty(); d = d.parent_path()) {
+        in.source_dirs.push_back(d.string());
+        if (d == d.parent_path())
+          break;
+      }
     std::ofstream file;
     if (!output.empty()) {
       file.open(output);
