@@ -413,6 +413,17 @@ struct Psg::Impl {
   Counts Count(int32_t f, uint32_t depth, bool contract, std::vector<uint8_t> &on_path,
                std::map<std::tuple<int32_t, uint32_t, bool>, Counts> &memo);
   Counts CountProgram(bool contract);
+  // Steps left for Count: call-graph cycles are walked path by path, which
+  // can be exponential; past the budget the counts saturate ("too many").
+  uint64_t count_steps_left = 0;
+  // Memoised functions cost one step per template vertex and entry depth;
+  // the budget covers that for any program, plus room for cycles.
+  uint64_t CountBudget() const {
+    uint64_t local = 0;
+    for (const LocalPsg &f : fns)
+      local += f.vertices.size();
+    return 10'000'000 + 2 * local * (std::min<uint64_t>(opts.max_loop_depth, 64) + 1);
+  }
   bool OnPath(VertexId from, int32_t f, VertexId *copy_vertex) const;
 };
 
@@ -898,7 +909,7 @@ Counts Psg::Impl::Count(int32_t f, uint32_t depth, bool contract, std::vector<ui
                         std::map<std::tuple<int32_t, uint32_t, bool>, Counts> &memo) {
   // Outside call-graph cycles the expansion of f does not depend on the path
   // (nothing below f can be on it), so one entry per (f, depth) suffices.
-  // Inside a cycle it does; such cycles are small in practice.
+  // Inside a cycle it does: walked path by path, within count_steps_left.
   uint32_t d = contract ? std::min(depth, opts.max_loop_depth) : 0;
   bool cacheable = !scc_cyclic[scc[f]];
   auto key = std::make_tuple(f, d, contract);
@@ -911,6 +922,12 @@ Counts Psg::Impl::Count(int32_t f, uint32_t depth, bool contract, std::vector<ui
   Counts c;
   const Template &t = GetTemplate(f, d, contract);
   for (size_t i = 1; i < t.v.size(); ++i) {
+    if (count_steps_left == 0) {
+      const uint64_t max = std::numeric_limits<uint64_t>::max();
+      c = Counts{max, max, max, max, max, max, max};
+      break;
+    }
+    --count_steps_left;
     const TVertex &tv = t.v[i];
     if (tv.kind == VertexKind::Call && tv.callee >= 0 && !on_path[tv.callee]) {
       c.expanded = SatAdd(c.expanded, 1);
@@ -928,6 +945,7 @@ Counts Psg::Impl::Count(int32_t f, uint32_t depth, bool contract, std::vector<ui
 Counts Psg::Impl::CountProgram(bool contract) {
   std::vector<uint8_t> on_path(fns.size(), 0);
   std::map<std::tuple<int32_t, uint32_t, bool>, Counts> memo;
+  count_steps_left = CountBudget();
   Counts c = Count(main_fn, 0, contract, on_path, memo);
   c.total = SatAdd(c.total, 1); // the root
   return c;

@@ -526,6 +526,34 @@ TEST(PsgStats, CountsSaturate) {
   EXPECT_EQ(s.vertices_after, std::numeric_limits<uint64_t>::max());
 }
 
+TEST(PsgStats, LargeRecursiveCycleSaturatesInsteadOfHanging) {
+  // 14 functions that all call each other: 14! paths through the cycle.
+  std::vector<LocalPsg> fns;
+  Fn main("main", "cyc.c", 1, 3);
+  main.Call(0, "c0", 2);
+  fns.push_back(main);
+  const int n = 14;
+  for (int i = 0; i < n; ++i) {
+    Fn f("c" + std::to_string(i), "cyc.c", 10, 20);
+    f.Mpi(0, "MPI_Barrier", 11);
+    for (int j = 0; j < n; ++j)
+      if (j != i)
+        f.Call(0, "c" + std::to_string(j), uint32_t(12 + j));
+    fns.push_back(f);
+  }
+  Psg psg = Psg::Build(fns);
+  PsgStats s = psg.Stats();
+  EXPECT_EQ(s.vertices_before, std::numeric_limits<uint64_t>::max());
+  EXPECT_THROW(psg.ExpandAll(), Error);
+  // Contexts still resolve, materialising only their path.
+  Fn c0("c0", "cyc.c", 0, 0), c5("c5", "cyc.c", 0, 0);
+  VertexId v = psg.Resolve({main.Id(1), c0.Id(6), c5.Id(1)});
+  ASSERT_NE(v, kNoVertex);
+  EXPECT_EQ(psg.vertex(v).label, "MPI_Barrier");
+  EXPECT_EQ(psg.CallPath(v), (std::vector<std::string>{"main", "c0", "c5"}));
+  EXPECT_LT(psg.vertices().size(), 100u);
+}
+
 TEST(PsgStats, DynamicProgramMatchesTheMaterialisedGraph) {
   // A small diamond with folding, merged comps and recursion: Stats (by DP)
   // and a full expansion must agree vertex for vertex.
