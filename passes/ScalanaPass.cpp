@@ -26,6 +26,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <cstring>
+#include <tuple>
 
 using namespace llvm;
 
@@ -89,6 +90,10 @@ public:
     GlobalVariable *ctx = ContextGlobal(m);
     for (size_t i = 0; i < psgs.size(); ++i)
       Instrument(*fns[i], psgs[i], ctx);
+    // Source order in the record, whatever order the front end emitted.
+    std::stable_sort(psgs.begin(), psgs.end(), [](const FunctionPsg &a, const FunctionPsg &b) {
+      return std::tie(a.file, a.line, a.key) < std::tie(b.file, b.line, b.key);
+    });
     EmbedRecord(m, ModuleRecordJson(m, psgs, opt_level_, false));
     if (const char *dump = EnvValue("SCALANA_PSG_DUMP"); dump && *dump)
       Dump(dump, ModuleRecordJson(m, psgs, opt_level_, true));

@@ -22,6 +22,9 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <functional>
+#include <map>
+#include <memory>
 #include <tuple>
 
 using namespace llvm;
@@ -204,49 +207,60 @@ struct LineRange {
   }
 };
 
-// Post-dominators over the blocks that can reach a `ret`, by the
-// Cooper-Harvey-Kennedy iteration on the reverse CFG. Blocks that only lead
-// to `unreachable` or `resume` (error exits, exception paths) are ignored so
-// that `if (bad) exit(1);` or a throwing call does not make every later
-// block part of a branch arm.
-class ReturnPostDominators {
+// Post-dominators inside a scope (the function, or one loop's body) over the
+// blocks that can reach the scope's normal exit (a `ret`; for a loop, its
+// back edge), by the Cooper-Harvey-Kennedy iteration on the reverse CFG.
+// Blocks that only lead elsewhere (`exit()`, `unreachable`, exception paths,
+// and in a loop a `break`) are ignored, so that `if (bad) exit(1);` or a
+// throwing call does not make every later block part of a branch arm.
+class ScopePostDominators {
 public:
-  ReturnPostDominators(const std::vector<BasicBlock *> &blocks,
-                       const DenseMap<const BasicBlock *, unsigned> &index) {
+  // edge(b, s): the CFG edge b->s stays in the scope. exits(b): b has an
+  // edge to the scope's normal exit.
+  ScopePostDominators(const std::vector<BasicBlock *> &blocks,
+                      const DenseMap<const BasicBlock *, unsigned> &index,
+                      const std::vector<unsigned> &members,
+                      const std::function<bool(unsigned, unsigned)> &edge,
+                      const std::function<bool(unsigned)> &exits) {
     const unsigned n = blocks.size();
+
     const unsigned exit = n; // virtual exit node
+    exit_ = exit;
     live_.assign(n, false);
     std::vector<unsigned> work;
-    for (unsigned i = 0; i < n; ++i)
-      if (isa<ReturnInst>(blocks[i]->getTerminator())) {
+    for (unsigned i : members)
+      if (exits(i)) {
         live_[i] = true;
         work.push_back(i);
       }
+    std::vector<char> member(n, 0);
+    for (unsigned i : members)
+      member[i] = 1;
     while (!work.empty()) {
       unsigned b = work.back();
       work.pop_back();
       for (BasicBlock *p : predecessors(blocks[b])) {
         unsigned pi = index.lookup(p);
-        if (!live_[pi]) {
+        if (member[pi] && !live_[pi] && edge(pi, b)) {
           live_[pi] = true;
           work.push_back(pi);
         }
       }
     }
     // Post-order of the reverse graph from the virtual exit.
-    std::vector<unsigned> order; // post-order
+    std::vector<unsigned> order;
     std::vector<char> seen(n + 1, 0);
     std::vector<std::pair<unsigned, std::vector<unsigned>>> stack;
     auto reverse_succs = [&](unsigned v) {
       std::vector<unsigned> out;
       if (v == exit) {
-        for (unsigned i = 0; i < n; ++i)
-          if (isa<ReturnInst>(blocks[i]->getTerminator()))
+        for (unsigned i : members)
+          if (live_[i] && exits(i))
             out.push_back(i);
       } else {
         for (BasicBlock *p : predecessors(blocks[v])) {
           unsigned pi = index.lookup(p);
-          if (live_[pi])
+          if (member[pi] && live_[pi] && edge(pi, v))
             out.push_back(pi);
         }
       }
@@ -290,19 +304,19 @@ public:
         unsigned v = *it;
         if (v == exit)
           continue;
-        // Predecessors in the reverse graph are the CFG successors (or the
-        // virtual exit for return blocks).
+        // Predecessors in the reverse graph are the CFG successors (and the
+        // virtual exit for exit blocks).
         unsigned new_idom = undefined;
         auto consider = [&](unsigned p) {
           if (idom_[p] == undefined)
             return;
           new_idom = new_idom == undefined ? p : intersect(p, new_idom);
         };
-        if (isa<ReturnInst>(blocks[v]->getTerminator()))
+        if (exits(v))
           consider(exit);
         for (BasicBlock *s : successors(blocks[v])) {
           unsigned si = index.lookup(s);
-          if (live_[si] && po_number[si] != ~0u)
+          if (member[si] && live_[si] && edge(v, si) && po_number[si] != ~0u)
             consider(si);
         }
         if (new_idom != undefined && idom_[v] != new_idom) {
@@ -311,12 +325,10 @@ public:
         }
       }
     }
-    exit_ = exit;
   }
 
-  bool CanReturn(unsigned b) const { return live_[b]; }
   // Immediate post-dominator, or -1 for none (the virtual exit, or a block
-  // that cannot return).
+  // that cannot reach the exit).
   int ImmediatePostDominator(unsigned b) const {
     if (!live_[b] || idom_[b] == ~0u || idom_[b] == exit_)
       return -1;
@@ -455,6 +467,72 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
     blocks.push_back(&bb);
   }
   const unsigned n = blocks.size();
+
+  // Loop bodies as the source has them. A natural loop excludes the blocks
+  // of a `break` or `return` path (they cannot reach the back edge), yet the
+  // source puts that code in the loop. A loop's extended body adds the blocks
+  // dominated by its header that are reached from a side exit before the
+  // code that follows the loop (what the header's or latch's own exit leads
+  // to).
+  DenseMap<const Loop *, BitVector> body;
+  std::vector<Loop *> ext_loop_of(n, nullptr); // innermost extended loop of each block
+  for (Loop *l : li.getLoopsInPreorder()) {
+    BitVector &bv = body[l];
+    bv.resize(n);
+    for (BasicBlock *bb : l->blocks())
+      bv.set(index.lookup(bb));
+    SmallVector<std::pair<BasicBlock *, BasicBlock *>, 8> exits;
+    l->getExitEdges(exits);
+    SmallVector<BasicBlock *, 4> latches;
+    l->getLoopLatches(latches);
+    std::vector<unsigned> work;
+    BitVector after_loop(n);
+    bool has_main_exit = false;
+    for (auto &[from, to] : exits)
+      if (from == l->getHeader() || is_contained(latches, from)) {
+        has_main_exit = true;
+        unsigned t = index.lookup(to);
+        if (!after_loop.test(t)) {
+          after_loop.set(t);
+          work.push_back(t);
+        }
+      }
+    while (!work.empty()) {
+      unsigned y = work.back();
+      work.pop_back();
+      for (BasicBlock *sb : successors(blocks[y])) {
+        unsigned si = index.lookup(sb);
+        if (!after_loop.test(si)) {
+          after_loop.set(si);
+          work.push_back(si);
+        }
+      }
+    }
+    if (has_main_exit) {
+      for (auto &[from, to] : exits) {
+        unsigned t = index.lookup(to);
+        if (after_loop.test(t) || bv.test(t) || !dt.dominates(l->getHeader(), to))
+          continue;
+        bv.set(t);
+        work.push_back(t);
+      }
+      while (!work.empty()) {
+        unsigned y = work.back();
+        work.pop_back();
+        for (BasicBlock *sb : successors(blocks[y])) {
+          unsigned si = index.lookup(sb);
+          if (after_loop.test(si) || bv.test(si) || !dt.dominates(l->getHeader(), sb))
+            continue;
+          bv.set(si);
+          work.push_back(si);
+        }
+      }
+    }
+    // Pre-order: inner loops come later and overwrite.
+    for (unsigned b : bv.set_bits())
+      ext_loop_of[b] = l;
+  }
+  auto in_loop = [&](const Loop *l, unsigned b) { return body.find(l)->second.test(b); };
   // DFS visiting the successors that leave the current innermost loop first:
   // they finish first and so come after the loop body in reverse post-order,
   // which puts a loop's blocks before the code that follows the loop.
@@ -463,15 +541,15 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
     std::vector<unsigned> post;
     std::vector<char> seen(n, 0);
     auto ordered_succs = [&](unsigned b) {
-      std::vector<unsigned> in_loop, leaving;
-      Loop *l = li.getLoopFor(blocks[b]);
+      std::vector<unsigned> in_loop_succs, leaving;
+      Loop *l = ext_loop_of[b];
       for (BasicBlock *s : successors(blocks[b])) {
         unsigned si = index.lookup(s);
-        (l && !l->contains(s) ? leaving : in_loop).push_back(si);
+        (l && !in_loop(l, si) ? leaving : in_loop_succs).push_back(si);
       }
       // The stack pops from the back: in-loop successors are visited last,
       // in successor order.
-      std::vector<unsigned> out(in_loop.rbegin(), in_loop.rend());
+      std::vector<unsigned> out(in_loop_succs.rbegin(), in_loop_succs.rend());
       out.insert(out.end(), leaving.rbegin(), leaving.rend());
       return out;
     };
@@ -532,12 +610,36 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
     if (!reachable(h))
       continue;
     Region r{VertexKind::Loop, h, BitVector(n), {}, l};
-    for (BasicBlock *bb : l->blocks())
-      r.blocks.set(index.lookup(bb));
+    r.blocks = body[l];
     loop_header.set(h);
     regions.push_back(std::move(r));
   }
-  ReturnPostDominators pdom(blocks, index);
+  // Post-dominators of the function, and of each loop body (a branch in a
+  // loop merges inside the loop, its `break` arms being early exits).
+  std::vector<unsigned> all_blocks;
+  for (unsigned b = 0; b < n; ++b)
+    if (reachable(b))
+      all_blocks.push_back(b);
+  ScopePostDominators function_pdom(
+      blocks, index, all_blocks, [](unsigned, unsigned) { return true; },
+      [&](unsigned b) { return isa<ReturnInst>(blocks[b]->getTerminator()); });
+  std::map<Loop *, std::unique_ptr<ScopePostDominators>> loop_pdom;
+  auto merge_point = [&](unsigned b, Loop *l) -> int {
+    if (!l)
+      return function_pdom.ImmediatePostDominator(b);
+    auto &pd = loop_pdom[l];
+    if (!pd) {
+      std::vector<unsigned> members;
+      for (unsigned m : body[l].set_bits())
+        members.push_back(m);
+      BasicBlock *header = l->getHeader();
+      pd = std::make_unique<ScopePostDominators>(
+          blocks, index, members,
+          [&, l, header](unsigned, unsigned s) { return blocks[s] != header && in_loop(l, s); },
+          [&, header](unsigned x) { return is_contained(successors(blocks[x]), header); });
+    }
+    return pd->ImmediatePostDominator(b);
+  };
   for (unsigned b = 0; b < n; ++b) {
     if (!reachable(b))
       continue;
@@ -546,25 +648,25 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       continue;
     if (term->getNumSuccessors() < 2)
       continue;
-    Loop *l = li.getLoopFor(blocks[b]);
+    Loop *l = ext_loop_of[b];
     bool loop_control = false;
     std::vector<std::pair<unsigned, unsigned>> arms; // (arm index, entry block)
     SmallPtrSet<BasicBlock *, 4> distinct;
     for (unsigned s = 0; s < term->getNumSuccessors(); ++s) {
       BasicBlock *succ = term->getSuccessor(s);
       // Loop tests and latches are the loop's own control, not a branch.
-      if (l && (!l->contains(succ) || succ == l->getHeader()))
+      if (l && (!in_loop(l, index.lookup(succ)) || succ == l->getHeader()))
         loop_control = true;
       if (distinct.insert(succ).second)
         arms.push_back({s, index.lookup(succ)});
     }
     if (loop_control || arms.size() < 2)
       continue;
-    int merge = pdom.ImmediatePostDominator(b);
+    int merge = merge_point(b, l);
     unsigned loop_header_block = l ? index.lookup(l->getHeader()) : ~0u;
     auto inside = [&](unsigned y) {
       return y != b && static_cast<int>(y) != merge && y != loop_header_block &&
-             (!l || l->contains(blocks[y])) && reachable(y);
+             (!l || in_loop(l, y)) && reachable(y);
     };
     Region r{VertexKind::Branch, b, BitVector(n), std::vector<int8_t>(n, -1), nullptr};
     // Each arm keeps its own entry block; blocks reachable from several arms
@@ -673,9 +775,20 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   }
 
   // --- Source ranges.
+  // The return (and the load of the return value feeding it) carries the
+  // closing brace's line at -O1 and above but not always at -O0; lifetime
+  // markers exist only when optimising. Leave them out so that ranges agree
+  // at every level: ranges end at the last statement.
+  auto is_epilogue = [](const Instruction &inst) {
+    if (isa<ReturnInst>(inst) || isa<IntrinsicInst>(inst))
+      return true;
+    return isa<LoadInst>(inst) && inst.hasOneUse() && isa<ReturnInst>(*inst.user_begin());
+  };
   auto add_block_lines = [&](LineRange &range, unsigned b) {
     for (Instruction &inst : *blocks[b])
-      if (const DILocation *loc = OwnLocation(inst))
+      if (is_epilogue(inst))
+        continue;
+      else if (const DILocation *loc = OwnLocation(inst))
         if (loc->getFilename() == psg.file)
           range.Add(loc->getLine());
   };

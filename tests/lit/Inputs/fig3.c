@@ -14,10 +14,9 @@ void foo(int rank, int *buf) {
 }
 
 int main(int argc, char **argv) {
-  int rank, size, sum = 0;
+  int rank, sum = 0;
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  MPI_Comm_size(MPI_COMM_WORLD, &size);
   for (int it = 0; it < 3; ++it) {
     for (int i = 0; i < N; ++i)
       A[i] = rand();
