@@ -4,7 +4,10 @@
 #include "scalana/context.h"
 
 #include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
 
+#include <chrono>
+#include <cstdio>
 #include <limits>
 
 namespace scalana {
@@ -312,6 +315,37 @@ TEST(PsgRecursion, MutualRecursionPointsBackToTheFirstCopy) {
   PsgStats s = psg.Stats();
   EXPECT_EQ(s.vertices_before, 7u);
   EXPECT_EQ(s.calls, 2u);
+}
+
+TEST(PsgWriters, JsonAndDotDescribeTheSameGraph) {
+  Fn main("main", "r.c", 1, 10);
+  main.Call(0, "f", 2);
+  Fn f("f", "r.c", 20, 30);
+  uint32_t br = f.Branch(0, 21, 28);
+  f.Mpi(br, "MPI_Send", 22, 0, MpiClass::P2PBlocking);
+  f.Call(br, "f", 25, 1);
+  Psg psg = Psg::Build({main, f});
+  psg.ExpandAll();
+  nlohmann::json j = nlohmann::json::parse(psg.ToJson());
+  ASSERT_EQ(j["vertices"].size(), psg.vertices().size());
+  EXPECT_EQ(j["vertices"][j["root"].get<int>()]["label"], "main");
+  EXPECT_EQ(j["summary"]["vertices_after"], 4);
+  int recursive = 0, expanded = 0;
+  for (const auto &v : j["vertices"]) {
+    recursive += v.value("recursive", false);
+    expanded += v.value("expanded", false);
+    if (v["kind"] == "mpi") {
+      EXPECT_EQ(v["class"], "p2p_blocking");
+      EXPECT_EQ(v["arm"], 0);
+    }
+  }
+  EXPECT_EQ(recursive, 1);
+  EXPECT_EQ(expanded, 1);
+  std::string dot = psg.ToDot();
+  EXPECT_EQ(dot.rfind("digraph psg {", 0), 0u);
+  EXPECT_NE(dot.find("style=dashed, label=\"recursion\""), std::string::npos) << dot;
+  EXPECT_NE(dot.find("[label=\"arm 1\"]"), std::string::npos) << dot;
+  EXPECT_EQ(psg.Write(PsgFormat::Dot), dot);
 }
 
 TEST(PsgResolve, IndirectCallIsBoundToEachTargetSeen) {
@@ -626,9 +660,17 @@ TEST(PsgScale, FiftyThousandVertices) {
   for (const LocalPsg &f : fns)
     local_total += f.vertices.size();
   EXPECT_GE(local_total, 49000u);
+  auto start = std::chrono::steady_clock::now();
   Psg psg = Psg::Build(fns);
   PsgStats s = psg.Stats();
+  auto counted = std::chrono::steady_clock::now();
   psg.ExpandAll();
+  auto expanded = std::chrono::steady_clock::now();
+  // A figure for the record, not a goal: no assertion on time.
+  auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+  std::printf(
+      "[ figure   ] %zu local vertices: Build+Stats %.1f ms, ExpandAll %.1f ms, %zu vertices\n",
+      local_total, ms(start, counted), ms(counted, expanded), psg.vertices().size());
   EXPECT_GE(s.vertices_before, 49000u);
   uint64_t shown = 0;
   for (const Vertex &v : psg.vertices())
