@@ -63,11 +63,11 @@ def profile(path):
         return json.load(f)
 
 
-def profile_run(args, exe, extra=(), np=None, expect_ok=True):
+def profile_run(args, exe, extra=(), np=None, expect_ok=True, prog_args=()):
     out = tempfile.mkdtemp(prefix="scalana-rt-test-")
     shutil.rmtree(out)
     cmd = mpirun(np or args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out] + \
-        list(extra) + ["--", exe]
+        list(extra) + ["--", exe] + list(prog_args)
     p = run(cmd, expect_ok=expect_ok)
     return out, p
 
@@ -219,17 +219,30 @@ def case_f08(args):
               "rank %d: mpi_f08 Send/Recv seen: %s" % (rank, deps))
 
 
-def case_abort(args):
-    out, p = profile_run(args, args.exe, expect_ok=False)
-    check(p.returncode != 0, "MPI_Abort makes the job fail")
+def early_end(args, how, reason):
+    out, p = profile_run(args, args.exe, expect_ok=False, prog_args=[how])
+    check(p.returncode != 0, "%s makes the job fail" % how)
     files = sorted(glob.glob(os.path.join(out, "rank-*.json.gz")))
     check(os.path.join(out, "rank-1.json.gz") in files, "the aborting rank wrote its data: %s" % files)
     shown = run([os.path.join(args.bin, "scalana"), "show", out, "--format", "json"])
     prof = json.loads(shown.stdout)
     check(prof["meta"]["complete"] is False, "merged per-rank profile is marked incomplete")
     r1 = [r for r in prof["ranks"] if r["rank"] == 1][0]
-    check(r1["errors"].get("ended_by_MPI_Abort") == 1, "rank 1 says it ended by MPI_Abort")
+    check(r1["errors"].get("ended_by_" + reason) == 1,
+          "rank 1 says it ended by %s: %s" % (reason, r1["errors"]))
     check(r1["samples"] > 0, "rank 1's samples kept")
+
+
+def case_abort(args):
+    early_end(args, "abort", "MPI_Abort")
+
+
+def case_segv(args):
+    early_end(args, "segv", "signal_fatal")
+
+
+def case_exit(args):
+    early_end(args, "exit", "exit_without_finalize")
 
 
 def case_bad_values(args):
