@@ -1131,6 +1131,8 @@ VertexId Psg::Resolve(const Context &ctx) {
 
 void Psg::ExpandAll() {
   Impl &m = *impl_;
+  if (m.main_fn < 0)
+    return; // an empty Psg (default-constructed)
   Counts c = m.CountProgram(m.opts.contract);
   uint64_t need = SatAdd(c.total, c.expanded);
   if (need > m.opts.max_vertices)
@@ -1257,7 +1259,8 @@ std::string Psg::ToText() const {
         st.push_back({*c, child_indent, pass_arm});
     }
   };
-  print_tree(m.root);
+  if (m.root != kNoVertex)
+    print_tree(m.root);
   for (VertexId r : m.extra_roots)
     print_tree(r);
   PsgStats s = Stats();

@@ -317,6 +317,16 @@ TEST(PsgRecursion, MutualRecursionPointsBackToTheFirstCopy) {
   EXPECT_EQ(s.calls, 2u);
 }
 
+TEST(PsgWriters, EmptyPsgIsHarmless) {
+  Psg psg;
+  psg.ExpandAll();
+  EXPECT_EQ(psg.root(), kNoVertex);
+  EXPECT_EQ(psg.Resolve({0x8000000000000001ull}), kNoVertex);
+  EXPECT_EQ(psg.Stats().vertices_after, 0u);
+  EXPECT_EQ(SummaryLine(psg), "summary: 0 vertices before contraction, 0 after; loop 0, branch 0, "
+                              "comp 0, mpi 0, call 0");
+}
+
 TEST(PsgWriters, JsonAndDotDescribeTheSameGraph) {
   Fn main("main", "r.c", 1, 10);
   main.Call(0, "f", 2);
