@@ -26,7 +26,7 @@ config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%make_program", config.make_program))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("FileCheck", config.filecheck))
-for tool in ["llvm-readelf", "llvm-objcopy", "llvm-nm", "llvm-ar", "not"]:
+for tool in ["llvm-readelf", "llvm-objcopy", "llvm-nm", "llvm-ar", "not", "opt"]:
     config.substitutions.append(("%" + tool.replace("-", "_"), os.path.join(tools, tool)))
 
 # Open MPI as root, oversubscribed, with waiting ranks yielding the CPU.
