@@ -227,7 +227,8 @@ MpiCall::MpiCall(const char *, MpiClass) noexcept {
     State &s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     ctx_ = InternLocked(s, std::move(c));
-    if (s.dep_threshold && s.mpi[ctx_].calls >= s.dep_threshold) {
+    auto seen = s.mpi.find(ctx_);
+    if (s.dep_threshold && seen != s.mpi.end() && seen->second.calls >= s.dep_threshold) {
       // Past the threshold: record parameters of a random 1 in 16 calls,
       // weighted 16, so counts and bytes stay unbiased estimates.
       s.random ^= s.random << 13;

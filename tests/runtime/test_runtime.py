@@ -299,27 +299,58 @@ def case_show(args):
     check(p.returncode != 0 and "corrupt" in p.stderr, "truncated profile: " + p.stderr)
 
 
-def case_wrapped_callsites(args):
+def wrapped_run(args, compiler, function, thread_function=None):
     # Built here, not at build time, so a broken compiler plugin fails this
     # test rather than the whole build.
     exe = os.path.join(tempfile.mkdtemp(prefix="scalana-rt-wrapped-"), "callsites")
-    run([os.path.join(args.bin, "scalana-cc"), "-O2", args.exe, "-o", exe])
+    run([os.path.join(args.bin, compiler), "-O2", args.exe, "-o", exe])
     out, _ = profile_run(args, exe)
     p = run([os.path.join(args.bin, "scalana"), "show", out, "--format", "json"])
     prof = json.loads(p.stdout)
     check(prof["meta"]["psg_id"], "the profile names the PSG of the binary")
     res = prof["resolved"]
+    n = args.np
     for r in prof["ranks"]:
-        loops = {}
+        where = "rank %d: " % r["rank"]
+        loops, background = {}, 0
         for row in r["vertices"]:
             info = res[row[0]]
-            if info and info["kind"] == "loop" and info["function"] == "heavy":
-                site = info["call_lines"][0] if info.get("call_lines") else None
+            if not info or info["kind"] != "loop":
+                continue
+            if function in info["function"]:
+                site = info["call_lines"][-1] if info["call_lines"] else None
                 loops[site] = loops.get(site, 0) + row[1]
-        check(len(loops) == 2, "rank %d: heavy's loop on two contexts: %s" % (r["rank"], loops))
-        (la, a), (lb, b) = sorted(loops.items())  # the 3x call site comes first in the source
+            elif thread_function and thread_function in info["function"]:
+                background += row[1]
+        check(len(loops) == 2, where + "%s's loop on two contexts: %s" % (function, loops))
+        # Sites sort by line: the 3x call comes first in the source.
+        (la, a), (lb, b) = sorted(loops.items(), key=lambda kv: int(kv[0].rsplit(":", 1)[1]))
         check(b > 0 and 2.0 <= a / b <= 4.5,
-              "rank %d: call site %s has %d samples, %s has %d: expected ~3:1" % (r["rank"], la, a, lb, b))
+              where + "call site %s has %d samples, %s has %d: expected ~3:1" % (la, a, lb, b))
+        if thread_function:
+            check(background > 0.3 * b, where + "thread's loop sampled: %d" % background)
+        labels = {}
+        for d in r["deps"]:
+            info = res[d[0]]
+            if info:
+                labels.setdefault(info["label"], set()).add((d[1], d[2], d[3]))
+        if n > 1 and "Sendrecv" in str(labels):
+            got = labels.get("MPI_Sendrecv", set())
+            rank = r["rank"]
+            check(("send", (rank + 1) % n, 7) in got and ("recv", (rank - 1 + n) % n, 7) in got,
+                  where + "Sendrecv peers resolved: %s" % got)
+
+
+def case_wrapped_c(args):
+    wrapped_run(args, "scalana-cc", "heavy")
+
+
+def case_wrapped_cxx(args):
+    wrapped_run(args, "scalana-cxx", "Sweep", thread_function="Background")
+
+
+def case_wrapped_fortran(args):
+    wrapped_run(args, "scalana-fc", "heavy")
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
