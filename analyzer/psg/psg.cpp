@@ -1078,28 +1078,40 @@ VertexId Psg::Resolve(const Context &ctx) {
   size_t last = n - 1;
   if (n - first >= 2 && ctx[n - 1] == ctx[n - 2])
     last = n - 2;
+  // Where a context (or its suffix) starting in function f begins.
+  auto start_in = [&m](int32_t f) {
+    if (f == m.main_fn)
+      return Impl::Start{m.copy_of[m.root], kNoVertex};
+    auto it = m.starts.find(f);
+    if (it != m.starts.end())
+      return it->second;
+    std::vector<uint8_t> visiting(m.fns.size(), 0);
+    return m.StartOf(f, visiting);
+  };
+  // An id of a function that nothing calls directly, met where another
+  // function's id was due: the code was entered through a library callback
+  // with no call site on the stack (the master thread running an OpenMP
+  // outlined function, a thread routine, a comparator). The rest of the
+  // context starts afresh there, as the other threads' contexts do.
+  auto restart = [&](uint64_t id, int32_t *copy) {
+    int32_t g = m.FnOfId(id);
+    if (g < 0 || g == m.main_fn || !m.callers[g].empty())
+      return false;
+    Impl::Start s = start_in(g);
+    *copy = s.copy;
+    return s.copy >= 0;
+  };
   int32_t f0 = m.FnOfId(ctx[first]);
   if (f0 < 0)
     return kNoVertex;
-  std::vector<uint8_t> visiting;
-  int32_t copy;
-  if (f0 == m.main_fn) {
-    copy = m.copy_of[m.root];
-  } else {
-    auto it = m.starts.find(f0);
-    Impl::Start s;
-    if (it != m.starts.end()) {
-      s = it->second;
-    } else {
-      visiting.assign(m.fns.size(), 0);
-      s = m.StartOf(f0, visiting);
-    }
-    if (s.terminal != kNoVertex)
-      return s.terminal;
-    copy = s.copy;
-  }
+  Impl::Start s0 = start_in(f0);
+  if (s0.terminal != kNoVertex)
+    return s0.terminal;
+  int32_t copy = s0.copy;
   for (size_t i = first; i < last; ++i) {
     uint64_t id = ctx[i];
+    if (scalana_id_function(id) != m.fns[m.copies[copy].fn].hash && !restart(id, &copy))
+      return kNoVertex;
     const Impl::Copy &c = m.copies[copy];
     const LocalPsg &fn = m.fns[c.fn];
     uint32_t local = scalana_id_local(id);
@@ -1120,9 +1132,11 @@ VertexId Psg::Resolve(const Context &ctx) {
     if (copy < 0)
       return kNoVertex; // callee without a record
   }
+  uint64_t id = ctx[last];
+  if (scalana_id_function(id) != m.fns[m.copies[copy].fn].hash && !restart(id, &copy))
+    return kNoVertex;
   const Impl::Copy &c = m.copies[copy];
   const LocalPsg &fn = m.fns[c.fn];
-  uint64_t id = ctx[last];
   uint32_t local = scalana_id_local(id);
   if (scalana_id_function(id) != fn.hash || local >= fn.vertices.size())
     return kNoVertex;

@@ -500,6 +500,13 @@ TEST(PsgResolve, ContextsStartingOutsideMain) {
   EXPECT_EQ(psg.vertex(psg.vertex(o).parent).parent, synthetic);
   EXPECT_EQ(psg.Resolve({outlined.Id(1)}), psg.vertex(o).parent);
   EXPECT_EQ(psg.CallPath(o), (std::vector<std::string>{"main.omp_outlined"}));
+  // The master thread runs the outlined function inside main's context, with
+  // no call site for it on the stack: it lands on the same vertices as the
+  // other threads.
+  EXPECT_EQ(psg.Resolve({main.Id(cstep), outlined.Id(2)}), o);
+  EXPECT_EQ(psg.Resolve({main.Id(cstep), step.Id(ckernel), outlined.Id(1)}), psg.vertex(o).parent);
+  // A function that has direct callers is not entered that way: no fit.
+  EXPECT_EQ(psg.Resolve({main.Id(cstep), kernel.Id(kloop)}), kNoVertex);
   // Truncated contexts (deeper than the runtime's stack): only the vertex counts.
   Context deep(SCALANA_CTX_STACK_CAP + 5, main.Id(99));
   deep.back() = kernel.Id(kloop);
