@@ -25,12 +25,14 @@ void CheckProfileMatchesBinary(const Profile &profile, const std::string &label,
       profile.meta.build_id != binary_build_id)
     throw Error(label + ": run was made with build " + profile.meta.build_id + " but " + binary +
                 " is build " + binary_build_id +
-                "; the binary was rebuilt after profiling. Pass the binary that was profiled "
+                ": it is not the binary that was profiled (rebuilt since, or another program). "
+                "Pass the profiled binary "
                 "with --binary PATH, or profile again");
   if (!profile.meta.psg_id.empty() && profile.meta.psg_id != binary_psg_id)
     throw Error(label + ": run was made with PSG " + profile.meta.psg_id + " but " + binary +
                 " holds PSG " + binary_psg_id +
-                "; the binary was rebuilt after profiling. Pass the binary that was profiled "
+                ": it is not the binary that was profiled (rebuilt since, or another program). "
+                "Pass the profiled binary "
                 "with --binary PATH, or profile again");
 }
 

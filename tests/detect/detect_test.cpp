@@ -502,6 +502,33 @@ TEST(DetectRanking, RootCausesOrderedByCost) {
   EXPECT_GT(res.root_causes[0].score, res.root_causes[1].score);
 }
 
+TEST(DetectRanking, PmuEvidenceWhenCountersAreReal) {
+  HaloProgram h;
+  for (bool real : {true, false}) {
+    ProfileBuilder b(4);
+    b.p.meta.sampling.counters = {"PAPI_TOT_INS", "PAPI_TOT_CYC"};
+    b.p.meta.sampling.counters_real = real;
+    for (int r = 0; r < 4; ++r) {
+      b.Cpu(r, h.main.Id(h.relax), r == 2 ? 2.0 : 1.0);
+      b.p.ranks[r].vertices.back().counters = {r == 2 ? 4e9 : 1e9, r == 2 ? 2e9 : 1e9};
+    }
+    scalana::Run run = BuildRun(h.psg, b.p, "run4");
+    DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+    ASSERT_FALSE(res.root_causes.empty());
+    const RootCause &rc = res.root_causes[0];
+    EXPECT_EQ(rc.culprit_rank, 2);
+    if (!real) {
+      EXPECT_TRUE(rc.evidence.empty()) << "no evidence from counters that are not real";
+      continue;
+    }
+    ASSERT_EQ(rc.evidence.size(), 2u);
+    EXPECT_EQ(rc.evidence[0].counter, "PAPI_TOT_INS");
+    EXPECT_DOUBLE_EQ(rc.evidence[0].culprit, 4e9);
+    EXPECT_DOUBLE_EQ(rc.evidence[0].median, 1e9);
+    EXPECT_DOUBLE_EQ(rc.evidence[1].culprit, 2e9);
+  }
+}
+
 TEST(DetectRuns, OneRunWarnsAndDoesAbnormalOnly) {
   HaloProgram h;
   scalana::Run run = BuildRun(h.psg, HaloProfile(h, 4, 1, 2.0), "only");
