@@ -425,15 +425,17 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
   for (const AbnormalVertex &ab : r.abnormal)
     if (ab.run == r.backtrack_run)
       add(ab.vertex);
-  const int cols = std::min(big.nslots(), 128);
+  // At most 128 columns: `per` ranks to a cell, and as many cells as that needs.
+  const int per = std::max(1, (big.nslots() + 127) / 128);
+  const int cols = (big.nslots() + per - 1) / per;
   out << "<h2>Per-rank time of the top vertices (" << HtmlEscape(big.label) << ")</h2>\n";
   if (cols > 0 && !top.empty()) {
-    const int per = (big.nslots() + cols - 1) / cols;
     out << "<p>" << (per > 1 ? "each cell: max over " + std::to_string(per) + " ranks; " : "")
         << "darker = slower relative to the row's maximum; hover for values</p>"
         << "<table class=heat><tr><th>vertex</th>";
     for (int c = 0; c < cols; c += 8)
-      out << "<th colspan=8 style='text-align:left'>" << big.ranks[c * per] << "</th>";
+      out << "<th colspan=" << std::min(8, cols - c) << " style='text-align:left'>"
+          << big.ranks[c * per] << "</th>";
     out << "</tr>\n";
     for (VertexId v : top) {
       const VertexSeries &s = *big.Find(v);

@@ -659,6 +659,21 @@ TEST(DetectReport, JsonHasTheDesignFields) {
   EXPECT_EQ(html.str().find("http"), std::string::npos) << "self-contained: no links";
 }
 
+TEST(DetectReport, HtmlHeatTableBucketsWideRuns) {
+  // 130 ranks: 2 ranks per cell, 65 cells; every rank index stays in range.
+  HaloProgram h;
+  std::vector<scalana::Run> runs{BuildRun(h.psg, HaloProfile(h, 130, 129, 2.0), "np130")};
+  DetectOptions o;
+  DetectResult res = Detect(h.psg, runs, o);
+  ReportInput in{h.psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream html;
+  WriteHtmlReport(in, html);
+  std::string page = html.str();
+  EXPECT_NE(page.find("each cell: max over 2 ranks"), std::string::npos);
+  EXPECT_NE(page.find("title='rank 128: 2.0000 s'"), std::string::npos)
+      << "the cell of ranks 128-129 shows the slow rank's relax time";
+}
+
 TEST(DetectReport, SourceSnippetMarksTheLine) {
   char tmpl[] = "/tmp/scalana-snippet-XXXXXX";
   std::string d = mkdtemp(tmpl);
