@@ -1093,10 +1093,14 @@ VertexId Psg::Resolve(const Context &ctx) {
   // with no call site on the stack (the master thread running an OpenMP
   // outlined function, a thread routine, a comparator). The rest of the
   // context starts afresh there, as the other threads' contexts do.
-  auto restart = [&](uint64_t id, int32_t *copy) {
+  auto restart_allowed = [&m](uint64_t id) {
     int32_t g = m.FnOfId(id);
-    if (g < 0 || g == m.main_fn || !m.callers[g].empty())
+    return g >= 0 && g != m.main_fn && m.callers[g].empty();
+  };
+  auto restart = [&](uint64_t id, int32_t *copy) {
+    if (!restart_allowed(id))
       return false;
+    int32_t g = m.FnOfId(id);
     Impl::Start s = start_in(g);
     *copy = s.copy;
     return s.copy >= 0;
@@ -1120,8 +1124,20 @@ VertexId Psg::Resolve(const Context &ctx) {
       return kNoVertex;
     VertexId x = c.local_map[local];
     const Vertex &xv = m.verts[x];
-    if (!(xv.kind == VertexKind::Call && xv.function == c.fn && xv.local == local))
-      return x; // the call is part of a Comp (or a folded structure): all below is in it
+    if (!(xv.kind == VertexKind::Call && xv.function == c.fn && xv.local == local)) {
+      // The call is part of a Comp: all below is in it, unless the context
+      // later enters a callback-only function (an OpenMP region in a callee
+      // with no structure of its own), which has vertices of its own.
+      size_t j = i + 1;
+      while (j <= last && !restart_allowed(ctx[j]))
+        ++j;
+      if (j > last)
+        return x;
+      if (!restart(ctx[j], &copy))
+        return kNoVertex;
+      i = j - 1; // continue with ctx[j] in its copy
+      continue;
+    }
     if (xv.indirect && !xv.recursive) {
       int32_t target = m.FnOfId(ctx[i + 1]);
       if (target < 0)

@@ -505,6 +505,19 @@ TEST(PsgResolve, ContextsStartingOutsideMain) {
   // other threads.
   EXPECT_EQ(psg.Resolve({main.Id(cstep), outlined.Id(2)}), o);
   EXPECT_EQ(psg.Resolve({main.Id(cstep), step.Id(ckernel), outlined.Id(1)}), psg.vertex(o).parent);
+  // Also when the function holding the parallel region has no structure of
+  // its own, so that its call is computation.
+  Fn holder("holder", "o.c", 90, 95);
+  Fn main2("main", "o.c", 1, 20);
+  uint32_t chold = main2.Call(0, "holder", 2);
+  main2.Mpi(0, "MPI_Barrier", 3);
+  Psg psg2 = Psg::Build({main2, holder, outlined});
+  VertexId comp = psg2.Resolve({main2.Id(chold)});
+  EXPECT_EQ(psg2.vertex(comp).kind, VertexKind::Comp);
+  EXPECT_EQ(psg2.Resolve({main2.Id(chold), holder.Id(0)}), comp);
+  VertexId worker = psg2.Resolve({outlined.Id(2)});
+  EXPECT_EQ(psg2.vertex(worker).label, "MPI_Isend");
+  EXPECT_EQ(psg2.Resolve({main2.Id(chold), outlined.Id(2)}), worker);
   // A function that has direct callers is not entered that way: no fit.
   EXPECT_EQ(psg.Resolve({main.Id(cstep), kernel.Id(kloop)}), kNoVertex);
   // Truncated contexts (deeper than the runtime's stack): only the vertex counts.
