@@ -31,7 +31,7 @@ static void *worker(void *arg) {
 int main(int argc, char **argv) {
   CTX.vertex = ID(0);
   MPI_Init(&argc, &argv);
-  long n = argc > 1 ? atol(argv[1]) : 40000000L;
+  long n = argc > 1 ? atol(argv[1]) : 100000000L;
   CALL_AT(1, heavy(3 * n));
   CALL_AT(2, heavy(n));
   pthread_t t;
