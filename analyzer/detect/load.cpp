@@ -71,6 +71,8 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   PsgOptions po;
   po.max_loop_depth = opts.max_loop_depth;
   out.psg = Psg::LoadFromBinary(out.binary, po);
+  for (const std::string &w : out.psg.warnings())
+    out.warnings.push_back(out.binary + ": " + w);
   for (size_t i = 0; i < profiles.size(); ++i)
     CheckProfileMatchesBinary(profiles[i], run_dirs[i], out.binary, elf->build_id,
                               out.psg.psg_id());
