@@ -1,0 +1,132 @@
+#!/usr/bin/env python3
+"""Compile-time cost of the ScalAna pass plugin.
+
+For each code base, compiles every source at -O2 with exactly the command
+scalana-cc/-cxx/-fc runs (`--scalana-show`), once with and once without the
+`-fpass-plugin=` argument (same compiler, same flags), alternating the two
+for several rounds. Reports the median CPU time (user+sys of the compiler
+processes) of each, the median ratio, and the size of the PSG the plugin
+embeds (record bytes, functions, vertices).
+"""
+import argparse
+import glob
+import json
+import os
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+
+WRAPPER_FOR = {".c": "scalana-cc", ".cpp": "scalana-cxx", ".cc": "scalana-cxx",
+               ".f90": "scalana-fc", ".F90": "scalana-fc"}
+
+
+def compile_commands(bin_dir, sources, out_dir, extra):
+    """(with plugin, without plugin) command lists for each source."""
+    cmds = []
+    for i, src in enumerate(sources):
+        wrapper = os.path.join(bin_dir, WRAPPER_FOR[os.path.splitext(src)[1]])
+        obj = os.path.join(out_dir, f"{i}.o")
+        shown = subprocess.run([wrapper, "--scalana-show", "-O2", *extra, "-c", src, "-o", obj],
+                               check=True, capture_output=True, text=True).stdout
+        with_plugin = shown.split()
+        without = [a for a in with_plugin if not a.startswith("-fpass-plugin=")]
+        if len(without) != len(with_plugin) - 1:
+            sys.exit(f"unexpected wrapper command: {shown}")
+        cmds.append((with_plugin, without, obj))
+    return cmds
+
+
+def child_cpu():
+    r = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return r.ru_utime + r.ru_stime
+
+
+def run_all(commands):
+    cpu0, wall0 = child_cpu(), time.perf_counter()
+    for cmd in commands:
+        subprocess.run(cmd, check=True)
+    return child_cpu() - cpu0, time.perf_counter() - wall0
+
+
+def psg_size(objects, objcopy):
+    total_bytes = functions = vertices = 0
+    for obj in objects:
+        with tempfile.NamedTemporaryFile() as tmp:
+            subprocess.run([objcopy, "--dump-section", f"scalana_psg={tmp.name}", obj,
+                            os.devnull], check=True, capture_output=True)
+            data = open(tmp.name, "rb").read()
+        total_bytes += len(data)
+        for rec in data.split(b"\0"):
+            if rec.strip():
+                doc = json.loads(rec)
+                functions += len(doc["functions"])
+                vertices += sum(len(f["vertices"]) for f in doc["functions"])
+    return total_bytes, functions, vertices
+
+
+def bench(name, sources, args):
+    lines = sum(sum(1 for _ in open(s, errors="replace")) for s in sources)
+    with tempfile.TemporaryDirectory() as out_dir:
+        cmds = compile_commands(args.bin_dir, sources, out_dir, args.extra)
+        plugin = [c[0] for c in cmds]
+        plain = [c[1] for c in cmds]
+        run_all(plain)  # warm the page cache and the compiler binaries
+        with_cpu, without_cpu, with_wall, without_wall, ratios = [], [], [], [], []
+        for r in range(args.rounds):
+            # Alternate which goes first so drift hits both equally.
+            order = [(plugin, True), (plain, False)] if r % 2 == 0 else [(plain, False), (plugin, True)]
+            got = {}
+            for commands, is_plugin in order:
+                got[is_plugin] = run_all(commands)
+            with_cpu.append(got[True][0]); with_wall.append(got[True][1])
+            without_cpu.append(got[False][0]); without_wall.append(got[False][1])
+            ratios.append(got[True][0] / got[False][0])
+        run_all(plugin)
+        size, functions, vertices = psg_size([c[2] for c in cmds], args.objcopy)
+    med_with, med_without = statistics.median(with_cpu), statistics.median(without_cpu)
+    print(f"{name}: {len(sources)} files, {lines} lines, {args.rounds} alternating rounds at -O2")
+    print(f"  compile CPU time  without plugin {med_without:8.3f} s   with plugin {med_with:8.3f} s"
+          f"   (wall {statistics.median(without_wall):.3f} s / {statistics.median(with_wall):.3f} s)")
+    print(f"  overhead          median ratio {statistics.median(ratios):.4f}"
+          f" ({100 * (statistics.median(ratios) - 1):+.2f}%), ratio of medians"
+          f" {med_with / med_without:.4f}, per-round ratios "
+          + " ".join(f"{x:.3f}" for x in ratios))
+    print(f"  PSG               {size} record bytes, {functions} functions, {vertices} vertices"
+          f" ({size / max(lines, 1):.1f} bytes per source line)")
+    sys.stdout.flush()
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__)
+    ap.add_argument("--bin-dir", required=True, help="directory holding scalana-cc/-cxx/-fc")
+    ap.add_argument("--objcopy", default="llvm-objcopy-19")
+    ap.add_argument("--examples", help="examples/ directory: the largest example is measured")
+    ap.add_argument("--generated-lines", type=int, default=10000,
+                    help="also measure a generated C code base of at least this many lines (0: skip)")
+    ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--extra", nargs="*", default=[], help="extra compiler flags")
+    args = ap.parse_args()
+
+    if args.examples:
+        best = None
+        for d in sorted(glob.glob(os.path.join(args.examples, "*"))):
+            srcs = [s for s in glob.glob(os.path.join(d, "*")) if os.path.splitext(s)[1] in WRAPPER_FOR]
+            n = sum(sum(1 for _ in open(s, errors="replace")) for s in srcs)
+            if srcs and (best is None or n > best[0]):
+                best = (n, d, srcs)
+        if best:
+            bench(f"example {os.path.basename(best[1])}", sorted(best[2]), args)
+    if args.generated_lines > 0:
+        with tempfile.TemporaryDirectory() as gen_dir:
+            # 40 functions per file average ~20 lines each: ~800 lines per file.
+            files = max(1, (args.generated_lines + 799) // 800)
+            subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "gen_code.py"),
+                            "--out", gen_dir, "--files", str(files)], check=True)
+            bench("generated code base", sorted(glob.glob(os.path.join(gen_dir, "*.c"))), args)
+
+
+if __name__ == "__main__":
+    main()
