@@ -370,6 +370,39 @@ TEST(DetectBacktrack, ReceivesBeforeSendsAtACompletion) {
   EXPECT_EQ(path[1].rank, 3);
 }
 
+TEST(DetectBacktrack, OneSidedGoesToTheTargetAndArmsStaySeparate) {
+  // main: Loop(5); Branch(6){ arm 0: Loop(7); arm 1: Loop(8) }; MPI_Put(9)
+  FnBuilder main("main");
+  uint32_t before = main.Add(0, VertexKind::Loop, 5);
+  uint32_t br = main.Add(0, VertexKind::Branch, 6);
+  uint32_t arm0 = main.Add(br, VertexKind::Loop, 7);
+  main.fn.vertices[arm0].arm = 0;
+  uint32_t arm1 = main.Add(br, VertexKind::Loop, 8);
+  main.fn.vertices[arm1].arm = 1;
+  uint32_t put = main.Add(0, VertexKind::Mpi, 9, "MPI_Put", MpiClass::OneSided);
+  Psg psg = Psg::Build({main.fn});
+  ProfileBuilder b(2);
+  for (int r = 0; r < 2; ++r) {
+    b.Cpu(r, main.Id(before), 1.0);
+    b.Cpu(r, main.Id(r == 0 ? arm0 : arm1), 1.0); // rank 1 took arm 1
+    b.Mpi(r, main.Id(put), 0.5);
+  }
+  b.Dep(0, main.Id(put), DepKind::Rma, 1, 0.5);
+  scalana::Run run = BuildRun(psg, b.p, "rma");
+  auto V = [&](uint32_t l) { return psg.Resolve({main.Id(l)}); };
+  auto path = Backtrack(psg, run, V(put), 0, DetectOptions{}, [](VertexId, int) { return false; });
+  ASSERT_GE(path.size(), 4u);
+  EXPECT_EQ(path[1].via, "rma");
+  EXPECT_EQ(path[1].vertex, V(put));
+  EXPECT_EQ(path[1].rank, 1);
+  // On rank 1 the branch is entered at the arm that ran, and arm 0 (which
+  // did not run before it) is never stepped into; then the loop before it.
+  std::vector<VertexId> after;
+  for (size_t i = 2; i < path.size(); ++i)
+    after.push_back(path[i].vertex);
+  EXPECT_EQ(after, (std::vector<VertexId>{V(br), V(arm1), V(before)}));
+}
+
 TEST(DetectBacktrack, RingOfBlockingReceivesTerminates) {
   FnBuilder main("main");
   uint32_t loop = main.Add(0, VertexKind::Loop, 5);
