@@ -41,6 +41,9 @@ constexpr EnvVarSpec kPassEnvironment[] = {
     {"SCALANA_PSG_DUMP", "path", "(unset)",
      "also append each module's PSG record, one function and one vertex per line, to this "
      "file ('-' = standard output); for tests and debugging"},
+    {"SCALANA_INSTRUMENT", "bool", "1",
+     "0: embed the PSG but insert no context stores (the runtime can then attribute nothing); "
+     "to measure what the instrumentation costs"},
 };
 
 const char *EnvValue(const char *name) {
@@ -88,8 +91,10 @@ public:
     if (psgs.empty())
       return PreservedAnalyses::all();
     GlobalVariable *ctx = ContextGlobal(m);
-    for (size_t i = 0; i < psgs.size(); ++i)
-      Instrument(*fns[i], psgs[i], ctx);
+    const char *instrument = EnvValue("SCALANA_INSTRUMENT");
+    if (!instrument || std::strcmp(instrument, "0") != 0)
+      for (size_t i = 0; i < psgs.size(); ++i)
+        Instrument(*fns[i], psgs[i], ctx);
     // Source order in the record, whatever order the front end emitted.
     std::stable_sort(psgs.begin(), psgs.end(), [](const FunctionPsg &a, const FunctionPsg &b) {
       return std::tie(a.file, a.line, a.key) < std::tie(b.file, b.line, b.key);

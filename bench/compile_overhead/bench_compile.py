@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Compile-time cost of the ScalAna pass plugin.
 
+Three configurations: without the plugin, with it but SCALANA_INSTRUMENT=0
+(the PSG is built and embedded, no stores inserted), and the default.
+
 For each code base, compiles every source at -O2 with exactly the command
 scalana-cc/-cxx/-fc runs (`--scalana-show`), once with and once without the
 `-fpass-plugin=` argument (same compiler, same flags), alternating the two
@@ -44,10 +47,10 @@ def child_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_all(commands):
+def run_all(commands, env=None):
     cpu0, wall0 = child_cpu(), time.perf_counter()
     for cmd in commands:
-        subprocess.run(cmd, check=True)
+        subprocess.run(cmd, check=True, env=env)
     return child_cpu() - cpu0, time.perf_counter() - wall0
 
 
@@ -74,27 +77,35 @@ def bench(name, sources, args):
         plugin = [c[0] for c in cmds]
         plain = [c[1] for c in cmds]
         run_all(plain)  # warm the page cache and the compiler binaries
-        with_cpu, without_cpu, with_wall, without_wall, ratios = [], [], [], [], []
+        psg_only_env = dict(os.environ, SCALANA_INSTRUMENT="0")
+        configs = [("without plugin", plain, None), ("PSG only", plugin, psg_only_env),
+                   ("PSG + instrumentation", plugin, None)]
+        cpu = {c[0]: [] for c in configs}
+        wall = {c[0]: [] for c in configs}
+        ratios = {c[0]: [] for c in configs[1:]}
         for r in range(args.rounds):
-            # Alternate which goes first so drift hits both equally.
-            order = [(plugin, True), (plain, False)] if r % 2 == 0 else [(plain, False), (plugin, True)]
+            # Rotate which goes first so drift hits every configuration alike.
+            order = configs[r % 3:] + configs[:r % 3]
             got = {}
-            for commands, is_plugin in order:
-                got[is_plugin] = run_all(commands)
-            with_cpu.append(got[True][0]); with_wall.append(got[True][1])
-            without_cpu.append(got[False][0]); without_wall.append(got[False][1])
-            ratios.append(got[True][0] / got[False][0])
+            for config, commands, env in order:
+                got[config] = run_all(commands, env)
+                cpu[config].append(got[config][0])
+                wall[config].append(got[config][1])
+            for config in ratios:
+                ratios[config].append(got[config][0] / got["without plugin"][0])
         run_all(plugin)
         size, functions, vertices = psg_size([c[2] for c in cmds], args.objcopy)
-    med_with, med_without = statistics.median(with_cpu), statistics.median(without_cpu)
-    print(f"{name}: {len(sources)} files, {lines} lines, {args.rounds} alternating rounds at -O2")
-    print(f"  compile CPU time  without plugin {med_without:8.3f} s   with plugin {med_with:8.3f} s"
-          f"   (wall {statistics.median(without_wall):.3f} s / {statistics.median(with_wall):.3f} s)")
-    print(f"  overhead          median ratio {statistics.median(ratios):.4f}"
-          f" ({100 * (statistics.median(ratios) - 1):+.2f}%), ratio of medians"
-          f" {med_with / med_without:.4f}, per-round ratios "
-          + " ".join(f"{x:.3f}" for x in ratios))
-    print(f"  PSG               {size} record bytes, {functions} functions, {vertices} vertices"
+    print(f"{name}: {len(sources)} files, {lines} lines, {args.rounds} rotating rounds at -O2,"
+          f" compiler CPU time (user+sys)")
+    for config in cpu:
+        line = (f"  {config:22s} median {statistics.median(cpu[config]):8.3f} s"
+                f" (wall {statistics.median(wall[config]):7.3f} s)")
+        if config in ratios:
+            med = statistics.median(ratios[config])
+            line += (f"  overhead: median ratio {med:.4f} ({100 * (med - 1):+.2f}%),"
+                     f" rounds " + " ".join(f"{x:.3f}" for x in ratios[config]))
+        print(line)
+    print(f"  PSG                    {size} record bytes, {functions} functions, {vertices} vertices"
           f" ({size / max(lines, 1):.1f} bytes per source line)")
     sys.stdout.flush()
 
