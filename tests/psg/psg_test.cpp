@@ -6,9 +6,11 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <limits>
+#include <random>
 
 namespace scalana {
 namespace {
@@ -662,6 +664,107 @@ TEST(PsgStats, DynamicProgramMatchesTheMaterialisedGraph) {
       if (!contract)
         EXPECT_EQ(s.vertices_before, shown);
     }
+}
+
+// Random programs (fixed seed): recursion, library and indirect calls,
+// branches and loops at random. Stats (by DP) must match the materialised
+// graph, every raw vertex of every copy must resolve to a vertex of that copy's
+// subtree, and the contracted graph must obey the rules.
+TEST(PsgStats, RandomProgramsAgreeWithTheMaterialisedGraph) {
+  std::mt19937 rng(12345);
+  auto pick = [&](int n) { return int(rng() % uint32_t(n)); };
+  for (int round = 0; round < 150; ++round) {
+    const int nf = 2 + pick(6);
+    std::vector<Fn> fns;
+    for (int i = 0; i < nf; ++i) {
+      Fn f(i == 0 ? "main" : "f" + std::to_string(i), "r.c", 1, 100);
+      std::vector<uint32_t> containers{0};
+      const int nv = pick(12);
+      for (int k = 0; k < nv; ++k) {
+        uint32_t parent = containers[size_t(pick(int(containers.size())))];
+        bool in_branch = f.psg().vertices[parent].kind == VertexKind::Branch;
+        int32_t arm = in_branch ? pick(2) : -1;
+        uint32_t line = uint32_t(2 + k);
+        switch (pick(7)) {
+        case 0:
+          containers.push_back(f.Loop(parent, line, line + 1, arm));
+          break;
+        case 1:
+          containers.push_back(f.Branch(parent, line, line + 1, arm));
+          break;
+        case 2:
+          f.Mpi(parent, "MPI_Send", line, arm, MpiClass::P2PBlocking);
+          break;
+        case 3:
+          f.Call(parent, "lib", line, arm);
+          break;
+        case 4:
+          if (pick(4) == 0)
+            f.Indirect(parent, line, arm);
+          break;
+        default:
+          f.Call(parent, "f" + std::to_string(1 + pick(nf - 1)), line, arm);
+        }
+      }
+      fns.push_back(f);
+    }
+    std::vector<LocalPsg> locals(fns.begin(), fns.end());
+    for (bool contract : {false, true})
+      for (uint32_t depth : {0u, 1u, 2u, 10u}) {
+        SCOPED_TRACE("round " + std::to_string(round) + " contract=" + std::to_string(contract) +
+                     " depth=" + std::to_string(depth));
+        PsgOptions opts;
+        opts.contract = contract;
+        opts.max_loop_depth = depth;
+        Psg psg = Psg::Build(locals, opts);
+        PsgStats s = psg.Stats();
+        psg.ExpandAll();
+        uint64_t shown = 0, loops = 0, comps = 0, calls = 0, mpis = 0, branches = 0;
+        for (VertexId v = 0; v < VertexId(psg.vertices().size()); ++v) {
+          const Vertex &x = psg.vertex(v);
+          for (VertexId c : x.children)
+            ASSERT_EQ(psg.vertex(c).parent, v);
+          if (x.kind == VertexKind::Call && x.expanded)
+            continue;
+          ++shown;
+          loops += x.kind == VertexKind::Loop;
+          comps += x.kind == VertexKind::Comp;
+          calls += x.kind == VertexKind::Call;
+          mpis += x.kind == VertexKind::Mpi;
+          branches += x.kind == VertexKind::Branch;
+          if (contract && x.kind == VertexKind::Loop) {
+            uint32_t d = 1;
+            for (VertexId p = x.parent; p != kNoVertex; p = psg.vertex(p).parent)
+              d += psg.vertex(p).kind == VertexKind::Loop;
+            EXPECT_LE(d, depth) << "a kept loop deeper than MaxLoopDepth";
+          }
+          if (contract && x.kind == VertexKind::Comp && x.parent != kNoVertex) {
+            const auto &sib = psg.vertex(x.parent).children;
+            auto pos = std::find(sib.begin(), sib.end(), v);
+            if (pos + 1 != sib.end()) {
+              const Vertex &next = psg.vertex(*(pos + 1));
+              EXPECT_FALSE(next.kind == VertexKind::Comp && next.arm == x.arm)
+                  << "two consecutive Comps";
+            }
+          }
+        }
+        EXPECT_EQ(s.vertices_after, shown);
+        EXPECT_EQ(s.loops, loops);
+        EXPECT_EQ(s.comps, comps);
+        EXPECT_EQ(s.calls, calls);
+        EXPECT_EQ(s.mpis, mpis);
+        EXPECT_EQ(s.branches, branches);
+        if (!contract)
+          EXPECT_EQ(s.vertices_before, shown);
+        // Every raw vertex of main resolves, to a vertex of main's code (or
+        // the root, or a Comp holding it).
+        for (uint32_t l = 0; l < locals[0].vertices.size(); ++l) {
+          VertexId v = psg.Resolve({fns[0].Id(l)});
+          ASSERT_NE(v, kNoVertex);
+          EXPECT_TRUE(psg.vertex(v).function == 0) << "local " << l;
+        }
+      }
+  }
 }
 
 // Sanity at size: ~50k local vertices over 500 functions in a call DAG.
