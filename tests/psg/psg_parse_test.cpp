@@ -211,6 +211,20 @@ TEST(PsgParse, FortranMainProgram) {
   }
 }
 
+TEST(PsgParse, HashCollisionIsReported) {
+  // 44-bit hashes practically never collide; force one on hand-built records.
+  LocalPsg a = test::Fn("main", "a.c", 1, 2);
+  LocalPsg b = test::Fn("helper", "b.c", 1, 2);
+  b.hash = a.hash;
+  try {
+    Psg::Build({a, b});
+    FAIL() << "collision not reported";
+  } catch (const Error &e) {
+    std::string m = e.what();
+    EXPECT_NE(m.find("'main' and 'helper' have the same hash"), std::string::npos) << m;
+  }
+}
+
 TEST(PsgLoad, BinaryErrors) {
   auto load_error = [](const std::string &path) {
     try {
