@@ -111,6 +111,8 @@ public:
   // calls on the way; samples in uninstrumented callees land on the call
   // site's vertex; indirect call sites are bound to the callee seen. Returns
   // kNoVertex when the context does not fit this PSG (counted by the caller).
+  // Adds vertices (ids already handed out stay valid): not thread-safe.
+  // docs/psg.md lists the cases (truncated contexts, OpenMP regions, ...).
   VertexId Resolve(const Context &ctx);
 
   void ExpandAll(); // throws Error past PsgOptions::max_vertices
