@@ -781,6 +781,16 @@ int32_t Psg::Impl::Materialise(VertexId cv, int32_t f, uint32_t depth) {
   copy_of[cv] = ci;
   std::vector<VertexId> tmap(t.v.size(), kNoVertex);
   tmap[0] = cv;
+  // The functions on the expansion path, innermost copy first, gathered
+  // once: each call checks it for recursion without walking up again.
+  std::unordered_map<int32_t, VertexId> on_path;
+  bool has_calls = false;
+  for (size_t i = 1; i < t.v.size() && !has_calls; ++i)
+    has_calls = t.v[i].callee >= 0;
+  if (has_calls)
+    for (VertexId x = cv; x != kNoVertex; x = verts[x].parent)
+      if (copy_of[x] >= 0)
+        on_path.emplace(copies[copy_of[x]].fn, x);
   for (size_t i = 1; i < t.v.size(); ++i) {
     const TVertex &tv = t.v[i];
     Vertex v;
@@ -804,10 +814,10 @@ int32_t Psg::Impl::Materialise(VertexId cv, int32_t f, uint32_t depth) {
     if (tv.kind == VertexKind::Call) {
       call_depth[id] = depth + tv.loop_depth;
       if (tv.callee >= 0) {
-        VertexId target;
-        if (OnPath(cv, tv.callee, &target)) {
+        auto target = on_path.find(tv.callee);
+        if (target != on_path.end()) {
           verts[id].recursive = true;
-          verts[id].recursion_target = target;
+          verts[id].recursion_target = target->second;
         } else {
           call_callee[id] = tv.callee;
         }
