@@ -245,6 +245,22 @@ def case_exit(args):
     early_end(args, "exit", "exit_without_finalize")
 
 
+def case_dep_sample(args):
+    out, _ = profile_run(args, args.exe, extra=["--dep-sample", "100"])
+    prof = profile(os.path.join(out, "profile.json.gz"))
+    for r in prof["ranks"]:
+        mpi = rows_by_ctx(prof, r["rank"], "mpi")
+        calls = sum(x[1] for x in mpi.get((ID(1),), []))
+        check(calls == 2000, "rank %d: every call counted (%d)" % (r["rank"], calls))
+        sends = [d for d in deps_at(prof, r["rank"], 1) if d[1] == "send"]
+        check(len(sends) == 1, "one send row: %s" % sends)
+        count = sends[0][5]
+        # 100 recorded, then 1 in 16 of the other 1900 with weight 16.
+        check((count - 100) % 16 == 0 and 1000 <= count <= 3000,
+              "rank %d: sampled send count %d is 100 + 16k and near 2000" % (r["rank"], count))
+        check(sends[0][6] == count * 4, "bytes scale with the weight")
+
+
 def case_bad_values(args):
     marker = tempfile.mktemp(prefix="scalana-not-started-")
     prof = [os.path.join(args.bin, "scalana"), "prof"]
