@@ -64,6 +64,9 @@ def read_prototypes(mpi_h, wanted):
                 if not pm:
                     fail("cannot parse parameter '%s' of MPI_%s" % (p, name))
                 ctype, pname, arr = pm.group(1).strip(), pm.group(2), bool(pm.group(3))
+                if pname.startswith("array_of_") and ctype.endswith("*"):
+                    # mpi.h spells some arrays as pointers (MPI_Waitall's statuses)
+                    ctype, arr = ctype[:-1].strip(), True
                 plist.append({"decl": p, "type": ctype, "name": pname, "array": arr})
         protos[name] = plist
     return protos

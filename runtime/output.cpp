@@ -10,7 +10,6 @@
 #include "scalana/ids.h"
 #include "scalana/psg_format.h"
 
-#include <dlfcn.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
@@ -29,6 +28,7 @@ void InitSampling();
 void SnapshotMpi(Profile &p, RankData &r);
 int WorldSizeKnown();
 bool MpiReady();
+bool MpiInitCalled();
 
 namespace {
 
@@ -283,36 +283,9 @@ std::string StartTimeUtc() { return g_start_time ? *g_start_time : ""; }
 
 } // namespace scalana::rt
 
-// Programs that run other programs (system(), popen()) must not profile
-// those too: their exit would write this rank's fallback file. So the
-// library takes itself out of LD_PRELOAD as soon as it is loaded.
-static void RemoveSelfFromPreload() {
-  Dl_info info;
-  const char *preload = std::getenv("LD_PRELOAD");
-  if (!preload || !dladdr(reinterpret_cast<void *>(&RemoveSelfFromPreload), &info) ||
-      !info.dli_fname)
-    return;
-  std::string self = info.dli_fname, kept, list = preload;
-  size_t start = 0;
-  while (start <= list.size()) {
-    size_t end = list.find_first_of(": ", start);
-    if (end == std::string::npos)
-      end = list.size();
-    std::string item = list.substr(start, end - start);
-    if (!item.empty() && item != self && item.find("libscalana-rt.so") == std::string::npos)
-      kept += (kept.empty() ? "" : ":") + item;
-    start = end + 1;
-  }
-  if (kept.empty())
-    unsetenv("LD_PRELOAD");
-  else
-    setenv("LD_PRELOAD", kept.c_str(), 1);
-}
-
 // Load-time setup: runs in every process the launcher started, before main.
 __attribute__((constructor)) static void ScalanaRuntimeLoad() {
   using namespace scalana::rt;
-  RemoveSelfFromPreload();
   g_load_time = Now();
   char buf[32];
   std::time_t now = std::time(nullptr);

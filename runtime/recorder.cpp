@@ -93,6 +93,7 @@ State &S() {
 
 std::atomic<bool> g_mpi_ready{false}; // between MPI_Init and the final write
 std::atomic<bool> g_profile_done{false};
+std::atomic<bool> g_init_called{false}; // this process is an MPI rank
 int g_world_rank = -1, g_world_size = 0;
 MPI_Group g_world_group = MPI_GROUP_NULL;
 thread_local int tl_nesting = 0;
@@ -292,6 +293,7 @@ int CommSize(MPI_Comm comm) noexcept {
 }
 
 void InitDone(MpiCall &) noexcept {
+  g_init_called.store(true);
   Guarded("init", [] {
     PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
@@ -613,6 +615,7 @@ void *FortranSymbol(const char *name) noexcept {
 int WorldRank() { return g_world_rank; }
 int WorldSizeKnown() { return g_world_size; }
 bool MpiReady() { return g_mpi_ready.load(); }
+bool MpiInitCalled() { return g_init_called.load(); }
 
 // Everything this rank recorded, as a one-rank profile with local indices.
 void SnapshotMpi(Profile &p, RankData &r) {
