@@ -171,7 +171,8 @@ int main(int argc, char **argv) {
              names, [&given, env = o.env](const std::string &v) { given[env] = v; }, HelpFor(o))
           ->type_name(o.type == Type::Uint     ? "N"
                       : o.type == Type::Choice ? "MODE"
-                                               : "VALUE");
+                      : o.type == Type::List   ? "LIST"
+                                               : "DIR");
     }
   }
   if (split == argc)
