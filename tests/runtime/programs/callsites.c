@@ -17,8 +17,11 @@ __attribute__((noinline)) void heavy(long n) {
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   long n = argc > 1 ? atol(argv[1]) : 60000000L;
-  heavy(3 * n); /* call site A: 3x */
-  heavy(n);     /* call site B: 1x */
+  /* Interleaved rounds: interference from other jobs hits both sites alike. */
+  for (int round = 0; round < 10; ++round) {
+    heavy(3 * n / 10); /* call site A: 3x */
+    heavy(n / 10);     /* call site B: 1x */
+  }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
