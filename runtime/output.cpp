@@ -119,6 +119,18 @@ Profile Snapshot(bool complete, int rank) {
   SnapshotMpi(p, r);
   for (const auto &[what, n] : ErrorCounts())
     r.errors[what] += n;
+  // The rate actually achieved (timer ticks, dropped signals) against the
+  // process's CPU time, all threads.
+  struct timespec cpu;
+  if (Sampler().hz > 0 && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0) {
+    double seconds = double(cpu.tv_sec) + 1e-9 * double(cpu.tv_nsec);
+    if (seconds > 0.05) {
+      char line[160];
+      std::snprintf(line, sizeof line, "rank %d: %llu samples over %.2f CPU s (effective %.0f Hz)",
+                    rank, (unsigned long long)r.samples, seconds, double(r.samples) / seconds);
+      p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") + line;
+    }
+  }
   if (r.errors.count("ctx_missing"))
     p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") +
                             "binary not built with scalana-cc/-cxx/-fc: samples and MPI calls "
