@@ -40,6 +40,9 @@ ThreadSamples *NewThreadSamples() {
 
 ThreadSamples *FirstThreadSamples() { return g_registry.load(std::memory_order_acquire); }
 
+// One writer per table, no atomics: sampling signals are thread-directed and
+// blocked while their own handler runs (no SA_NODEFER), so a handler never
+// interrupts another insert into the same table.
 void RecordSample(ThreadSamples *t, uint64_t weight, const long long *counters) {
   // Fixed-size local copy of the context: the handler owns its stack frame,
   // and copying first means the table never holds a half-updated context.
@@ -65,13 +68,19 @@ void RecordSample(ThreadSamples *t, uint64_t weight, const long long *counters) 
   for (uint32_t probe = 0; probe < kSampleSlots; ++probe) {
     SampleSlot &s = t->slots[(h + probe) & (kSampleSlots - 1)];
     if (s.hash == 0) {
+      // Full arena, or a probe chain so long that the table is effectively
+      // full: drop (counted) rather than loop or allocate in a handler.
       if (t->ids_used + n > kIdArenaWords || probe > kSampleSlots / 2)
-        break; // full: drop
+        break;
       for (uint32_t i = 0; i < n; ++i)
         t->ids[t->ids_used + i] = ids[i];
       s.ids_offset = t->ids_used;
       s.ids_length = n;
       t->ids_used += n;
+      // Publish the slot last (compiler fence, same thread): the finalize
+      // reader skips slots whose hash is 0, so it never sees a slot whose ids
+      // are not written yet.
+      std::atomic_signal_fence(std::memory_order_release);
       s.hash = h;
     } else if (s.hash != h || s.ids_length != n) {
       continue;
