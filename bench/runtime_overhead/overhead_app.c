@@ -33,7 +33,8 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &n);
   int len = 100000;
   double *u = calloc((size_t)len, sizeof(double));
-  for (int i = 0; i < len; ++i) u[i] = (i * 7 + r) % 13;
+  for (int i = 0; i < len; ++i)
+    u[i] = (i * 7 + r) % 13;
   int next = (r + 1) % n, prev = (r - 1 + n) % n;
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime(), c0 = cpu_now();
@@ -51,7 +52,8 @@ int main(int argc, char **argv) {
   MPI_Reduce(&c, &csum, 1, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   /* CPU time (all ranks, all threads) is robust when other jobs share the
    * cores; wall time is what users feel. */
-  if (r == 0) printf("time %.6f\ncpu %.6f\n", tmax, csum);
+  if (r == 0)
+    printf("time %.6f\ncpu %.6f\n", tmax, csum);
   free(u);
   MPI_Finalize();
   return 0;

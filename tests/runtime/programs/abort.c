@@ -14,7 +14,8 @@ int main(int argc, char **argv) {
   int r;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   double s = 0;
-  for (long i = 0; i < 20000000L; ++i) s += (double)(i % 3);
+  for (long i = 0; i < 20000000L; ++i)
+    s += (double)(i % 3);
   sink = s;
   MPI_Barrier(MPI_COMM_WORLD);
   if (r == 1) {

@@ -13,25 +13,25 @@ __thread ScalanaThreadContext __scalana_ctx;
 #define CTX (*(volatile ScalanaThreadContext *)&__scalana_ctx)
 
 /* An MPI call site: vertex = the site while the call runs. */
-#define MPI_AT(local, call)                                                    \
-  do {                                                                         \
-    uint64_t parent_ = CTX.vertex;                                             \
-    CTX.vertex = ID(local);                                                    \
-    call;                                                                      \
-    CTX.vertex = parent_;                                                      \
+#define MPI_AT(local, call)                                                                        \
+  do {                                                                                             \
+    uint64_t parent_ = CTX.vertex;                                                                 \
+    CTX.vertex = ID(local);                                                                        \
+    call;                                                                                          \
+    CTX.vertex = parent_;                                                                          \
   } while (0)
 
 /* A user call site. */
-#define CALL_AT(local, call)                                                   \
-  do {                                                                         \
-    uint32_t d_ = CTX.depth;                                                   \
-    uint64_t parent_ = CTX.vertex;                                             \
-    CTX.call_sites[d_ & (SCALANA_CTX_STACK_CAP - 1)] = ID(local);              \
-    CTX.depth = d_ + 1;                                                        \
-    CTX.vertex = ID(local);                                                    \
-    call;                                                                      \
-    CTX.depth = d_;                                                            \
-    CTX.vertex = parent_;                                                      \
+#define CALL_AT(local, call)                                                                       \
+  do {                                                                                             \
+    uint32_t d_ = CTX.depth;                                                                       \
+    uint64_t parent_ = CTX.vertex;                                                                 \
+    CTX.call_sites[d_ & (SCALANA_CTX_STACK_CAP - 1)] = ID(local);                                  \
+    CTX.depth = d_ + 1;                                                                            \
+    CTX.vertex = ID(local);                                                                        \
+    call;                                                                                          \
+    CTX.depth = d_;                                                                                \
+    CTX.vertex = parent_;                                                                          \
   } while (0)
 
 #endif
