@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <tuple>
 
+#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -81,7 +82,12 @@ struct State {
   std::vector<std::vector<int>> comms;
   std::unordered_map<MPI_Comm, GroupInfo> comm_cache;
   std::unordered_map<MPI_Win, GroupInfo> win_cache;
-  std::unordered_map<MPI_Request, Request> requests;
+  // Pending non-blocking operations by handle, oldest first. A handle can
+  // stand for several at once: Open MPI hands the same (already complete)
+  // request to every send it finished eagerly, and Fortran sees one integer
+  // for all of them. Completions take the oldest, matching the order in which
+  // the program waits for what it posted.
+  std::unordered_map<MPI_Request, std::deque<Request>> requests;
   uint64_t dep_threshold = 0;
   uint64_t random = 0x9e3779b97f4a7c15ull;
 };
@@ -400,8 +406,8 @@ void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_C
     State &s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
-    s.requests[req] = Request{call.context(),    kind,      PeerWorld(g, peer), tag, g, bytes,
-                              call.dep_weight(), persistent};
+    s.requests[req].push_back(Request{call.context(), kind, PeerWorld(g, peer), tag, g, bytes,
+                                      call.dep_weight(), persistent});
   });
 }
 
@@ -413,8 +419,8 @@ void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noe
     State &s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
-    s.requests[req] =
-        Request{call.context(), DepKind::Coll, -1, 0, g, bytes, call.dep_weight(), false};
+    s.requests[req].push_back(
+        Request{call.context(), DepKind::Coll, -1, 0, g, bytes, call.dep_weight(), false});
   });
 }
 
@@ -422,7 +428,12 @@ void Forget(MPI_Request req) noexcept {
   Guarded("forget", [&] {
     State &s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    s.requests.erase(req);
+    auto it = s.requests.find(req);
+    if (it == s.requests.end())
+      return;
+    it->second.pop_front();
+    if (it->second.empty())
+      s.requests.erase(it);
   });
 }
 
@@ -435,9 +446,12 @@ void ResolveLocked(State &s, MpiCall &call, MPI_Request req, const MPI_Status *s
   auto it = s.requests.find(req);
   if (it == s.requests.end())
     return;
-  Request r = it->second;
-  if (!r.persistent)
-    s.requests.erase(it);
+  Request r = it->second.front();
+  if (!r.persistent) {
+    it->second.pop_front();
+    if (it->second.empty())
+      s.requests.erase(it);
+  }
   if (!r.weight)
     return; // parameters not sampled for this call
   int32_t peer = r.peer, tag = r.tag;

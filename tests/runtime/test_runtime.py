@@ -199,6 +199,9 @@ def case_fortran(args):
             check(got == set(range(1, n)), "Fortran ANY_SOURCE + Waitany peers %s" % got)
         else:
             check(("send", 0, 22) in deps, where + "Fortran Isend/Wait")
+        for want in (("send", nxt, 31), ("send", prv, 32), ("recv", prv, 31), ("recv", nxt, 32)):
+            check(want in deps, where + "Fortran Isend/Irecv pair sharing a handle: %s in %s"
+                  % (want, sorted(deps)))
         parity = [w for w in range(n) if w % 2 == rank % 2]
         check(any(d[1] == "coll" and prof["comms"][d[4]] == parity for d in r["deps"]),
               where + "Fortran Allreduce on the split communicator")
