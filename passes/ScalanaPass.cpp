@@ -10,9 +10,12 @@
 #include "scalana/context.h"
 #include "scalana/ids.h"
 
+#include "llvm/ADT/PostOrderIterator.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
+#include "llvm/IR/CFG.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
@@ -92,9 +95,15 @@ public:
       return PreservedAnalyses::all();
     GlobalVariable *ctx = ContextGlobal(m);
     const char *instrument = EnvValue("SCALANA_INSTRUMENT");
-    if (!instrument || std::strcmp(instrument, "0") != 0)
+    if (!instrument || std::strcmp(instrument, "0") != 0) {
+      SmallPtrSet<const Function *, 16> silent;
       for (size_t i = 0; i < psgs.size(); ++i)
-        Instrument(*fns[i], psgs[i], ctx);
+        if (IsSilentLeaf(*fns[i], psgs[i]))
+          silent.insert(fns[i]);
+      for (size_t i = 0; i < psgs.size(); ++i)
+        if (!silent.count(fns[i]))
+          Instrument(*fns[i], psgs[i], ctx, silent);
+    }
     // Source order in the record, whatever order the front end emitted.
     std::stable_sort(psgs.begin(), psgs.end(), [](const FunctionPsg &a, const FunctionPsg &b) {
       return std::tie(a.file, a.line, a.key) < std::tie(b.file, b.line, b.key);
@@ -151,10 +160,43 @@ private:
     os << json;
   }
 
+  // A leaf (local PSG = the function vertex alone: no loop, user call or MPI
+  // call) is always contracted into its caller's computation, so it needs no
+  // vertex of its own at run time: it gets no stores at all. Samples in it
+  // then read as the caller's call site (pushed by a caller in another
+  // module: an "uninstrumented callee"; see CallsSilentLeaf for callers in
+  // this module), which resolves to the Comp holding that call.
+  // Hazard: code entered without an instrumented call site must still set
+  // the vertex, else its samples have no context: main (and the Fortran
+  // main program), and anything whose address is taken here (callbacks,
+  // thread routines, OpenMP outlined functions, constructors).
+  static bool IsSilentLeaf(const Function &f, const FunctionPsg &psg) {
+    if (psg.vertices.size() != 1)
+      return false;
+    StringRef name = f.getName();
+    if (name == "main" || name == "MAIN__" || name == "_QQmain")
+      return false;
+    return !f.hasAddressTaken(nullptr, /*IgnoreCallbackUses=*/false,
+                              /*IgnoreAssumeLikeCalls=*/true, /*IgnoreLLVMUsed=*/true);
+  }
+
+  // A call in this module to a silent leaf whose body here is the one that
+  // runs (not interposable: weak or plain linkonce could be replaced at link
+  // time by another module's non-leaf variant that sets its own vertex and
+  // needs the pushed call site; linkonce_odr is fine by the ODR). Such a call
+  // only needs `vertex = C` around it, like an MPI call: the context then
+  // ends in C, which resolves exactly as the pushed form (C's Comp).
+  static bool CallsSilentLeaf(const CallBase &call,
+                              const SmallPtrSetImpl<const Function *> &silent) {
+    auto *callee = dyn_cast<Function>(call.getCalledOperand()->stripPointerCasts());
+    return callee && silent.count(callee) && !callee->isInterposable();
+  }
+
   // Stores of the protocol in include/scalana/context.h. The call-site depth
   // is read once at function entry: every callee restores it, and using the
   // entry value also repairs it after an exception or longjmp into this frame.
-  void Instrument(Function &f, const FunctionPsg &psg, GlobalVariable *ctx) {
+  void Instrument(Function &f, const FunctionPsg &psg, GlobalVariable *ctx,
+                  const SmallPtrSetImpl<const Function *> &silent) {
     LLVMContext &c = f.getContext();
     Type *i64 = Type::getInt64Ty(c), *i32 = Type::getInt32Ty(c);
     auto id = [&](uint32_t local) {
@@ -174,16 +216,23 @@ private:
       b.SetInsertPoint(b.GetInsertPoint()->getNextNode());
     Value *ctx_addr = b.CreateThreadLocalAddress(ctx);
     Value *vertex_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 0, "scalana.vertex");
-    Value *depth_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 1, "scalana.depth");
-    Value *stack_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 3, "scalana.sites");
-    b.CreateStore(id(0), vertex_ptr, /*isVolatile=*/true);
-    // The call-site stack is touched only by user calls and landing pads.
-    bool needs_depth =
-        std::any_of(plan.sites.begin(), plan.sites.end(), [](const auto &s) { return !s.is_mpi; });
+    // Every store this function gets, so the clean-up below knows its own.
+    SmallPtrSet<Instruction *, 32> ours;
+    auto store = [&](IRBuilder<> &at, Value *value, Value *ptr) {
+      ours.insert(at.CreateStore(value, ptr, /*isVolatile=*/true));
+    };
+    store(b, id(0), vertex_ptr);
+    // The call-site stack is touched only by pushing calls and landing pads.
+    auto pushes = [&](const InstrumentationPlan::Site &s) {
+      return !s.is_mpi && !CallsSilentLeaf(*s.call, silent);
+    };
+    bool needs_depth = std::any_of(plan.sites.begin(), plan.sites.end(), pushes);
     for (auto &[bb, succs] : cfg)
       needs_depth |= bb->isLandingPad();
-    Value *depth = nullptr, *depth_next = nullptr, *slot_ptr = nullptr;
+    Value *depth_ptr = nullptr, *depth = nullptr, *depth_next = nullptr, *slot_ptr = nullptr;
     if (needs_depth) {
+      depth_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 1, "scalana.depth");
+      Value *stack_ptr = b.CreateStructGEP(ctx->getValueType(), ctx_addr, 3, "scalana.sites");
       depth = b.CreateLoad(i32, depth_ptr, /*isVolatile=*/true, "scalana.d");
       depth_next = b.CreateAdd(depth, ConstantInt::get(i32, 1));
       Value *slot =
@@ -225,23 +274,24 @@ private:
           continue; // indirectbr/callbr edges cannot be split; rare
         }
         IRBuilder<> s(at);
-        s.CreateStore(id(v_to), vertex_ptr, true);
+        store(s, id(v_to), vertex_ptr);
       }
     }
     // Call and MPI sites.
     for (const InstrumentationPlan::Site &site : plan.sites) {
       CallBase *call = site.call;
       uint32_t parent = plan.block_vertex.lookup(call->getParent());
+      const bool push = pushes(site);
       IRBuilder<> before(call);
-      if (!site.is_mpi) {
-        before.CreateStore(id(site.vertex), slot_ptr, true);
-        before.CreateStore(depth_next, depth_ptr, true);
+      if (push) {
+        store(before, id(site.vertex), slot_ptr);
+        store(before, depth_next, depth_ptr);
       }
-      before.CreateStore(id(site.vertex), vertex_ptr, true);
+      store(before, id(site.vertex), vertex_ptr);
       auto restore = [&](IRBuilder<> &after) {
-        if (!site.is_mpi)
-          after.CreateStore(depth, depth_ptr, true);
-        after.CreateStore(id(parent), vertex_ptr, true);
+        if (push)
+          store(after, depth, depth_ptr);
+        store(after, id(parent), vertex_ptr);
       };
       if (auto *inv = dyn_cast<InvokeInst>(call)) {
         BasicBlock *normal = inv->getNormalDest();
@@ -261,8 +311,63 @@ private:
       if (!bb->isLandingPad())
         continue;
       IRBuilder<> s(&*bb->getFirstInsertionPt());
-      s.CreateStore(depth, depth_ptr, true);
-      s.CreateStore(id(plan.block_vertex.lookup(bb)), vertex_ptr, true);
+      store(s, depth, depth_ptr);
+      store(s, id(plan.block_vertex.lookup(bb)), vertex_ptr);
+    }
+    RemoveRedundantVertexStores(f, ours, vertex_ptr);
+  }
+
+  // Structural boundaries often meet: a call's restore `vertex = parent`
+  // right before the edge store `vertex = region` of the block's exit, or a
+  // region entry store just before a call site's `vertex = C`. A vertex
+  // store that the next non-instrumentation instruction overwrites, or one
+  // that stores the value the vertex already holds (no call since the last
+  // store on every path into it), changes nothing any sample can see: drop
+  // it. Only our own stores are moved or removed, so attribution is exact.
+  static void RemoveRedundantVertexStores(Function &f, SmallPtrSetImpl<Instruction *> &ours,
+                                          Value *vertex_ptr) {
+    auto is_vertex_store = [&](Instruction &i) {
+      return ours.count(&i) && cast<StoreInst>(i).getPointerOperand() == vertex_ptr;
+    };
+    // Overwritten before anything else runs.
+    for (BasicBlock &bb : f) {
+      StoreInst *pending = nullptr;
+      for (Instruction &i : make_early_inc_range(bb)) {
+        if (is_vertex_store(i)) {
+          if (pending) {
+            ours.erase(pending);
+            pending->eraseFromParent();
+          }
+          pending = cast<StoreInst>(&i);
+        } else if (!ours.count(&i) && !isa<DbgInfoIntrinsic>(i)) {
+          pending = nullptr;
+        }
+      }
+    }
+    // Value already held. Only a store of ours or a call (the callee sets
+    // its own vertices and restores none) changes `vertex`; a block with one
+    // predecessor starts with what that predecessor ended with, when known.
+    DenseMap<const BasicBlock *, Value *> held_at_end;
+    ReversePostOrderTraversal<Function *> rpo(&f);
+    for (BasicBlock *bb : rpo) {
+      Value *held = nullptr;
+      if (const BasicBlock *pred = bb->getSinglePredecessor())
+        held = held_at_end.lookup(pred); // null when not yet visited (a back edge)
+      if (bb->isEHPad())
+        held = nullptr;
+      for (Instruction &i : make_early_inc_range(*bb)) {
+        if (is_vertex_store(i)) {
+          Value *value = cast<StoreInst>(i).getValueOperand();
+          if (value == held) {
+            ours.erase(&i);
+            i.eraseFromParent();
+          }
+          held = value;
+        } else if (auto *call = dyn_cast<CallBase>(&i); call && !isa<DbgInfoIntrinsic>(call)) {
+          held = nullptr;
+        }
+      }
+      held_at_end[bb] = held;
     }
   }
 

@@ -2,7 +2,8 @@
 // structural children costs no store per iteration: at -O0 (nothing merged
 // or hoisted) `sum` has exactly three volatile stores: function entry, loop
 // entry and loop exit. A user call pushes its call-site id and restores the
-// depth; an MPI call sets the vertex and restores the parent. The program
+// depth; an MPI call sets the vertex and restores the parent (a restore
+// that the next call's store overwrites at once is dropped). The program
 // runs unchanged without the runtime.
 // RUN: %scalana_cc -O0 -fno-discard-value-names -S -emit-llvm %s -o %t.ll
 // RUN: FileCheck %s --check-prefix=IR < %t.ll
@@ -52,6 +53,10 @@ int main(int argc, char **argv) {
 // IR-NEXT: store volatile i64 [[MAIN]], ptr %scalana.vertex
 // IR: store volatile i64 [[MPI:-?[0-9]+]], ptr %scalana.vertex
 // IR-NEXT: call i32 @MPI_Allreduce(
+// Back-to-back MPI calls: the restore of main's vertex between them would be
+// overwritten at once, so it is left out.
+// IR-NEXT: store volatile i64 [[RANK:-?[0-9]+]], ptr %scalana.vertex
+// IR-NEXT: call i32 @MPI_Comm_rank(
 // IR-NEXT: store volatile i64 [[MAIN]], ptr %scalana.vertex
 // EXPORT: __scalana_ctx
 // OUT: global 9900
