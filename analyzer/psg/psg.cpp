@@ -258,11 +258,13 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
       Fail(w, "schema version " + ver->dump() + ", this analyzer reads version " +
                   std::to_string(kPsgSchemaVersion));
     std::string language = Get<std::string>(rec, "language", "unknown", w, "record");
+    std::string comp_dir = Get<std::string>(rec, "comp_dir", "", w, "record");
     auto fs = rec.find("functions");
     if (fs == rec.end() || !fs->is_array())
       Fail(w, "no 'functions' array");
     for (const json &jf : *fs) {
       LocalPsg f = ParseFunction(jf, w, w.module, language);
+      f.comp_dir = comp_dir;
       auto k = by_key.find(f.key);
       if (k != by_key.end()) {
         // linkonce/weak functions come once per TU that emits them; the

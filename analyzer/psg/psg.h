@@ -41,6 +41,9 @@ struct LocalVertex {
 
 struct LocalPsg {
   std::string key, name, linkage, module, language;
+  // The record's compilation directory: relative file names start here ("" if
+  // the object had no debug info).
+  std::string comp_dir;
   uint64_t hash = 0; // function hash (ids.h)
   SourceLoc loc;
   std::vector<LocalVertex> vertices; // vertices[0] is the function vertex
