@@ -47,6 +47,30 @@ double Median(std::vector<double> values);
 // returns the mean of the slowest cluster.
 double SlowestClusterMean(std::vector<double> values);
 
+// --- Inferring the kind of experiment (--scaling auto).
+// Computation vertices (every kind but MPI; CPU time only, so the wall-clock
+// waiting that oversubscription inflates does not count) are fitted one by
+// one: log(mean CPU seconds per rank) over log(ranks). Their slopes are
+// combined by a weighted median, each vertex weighing its share of the
+// computation at the smallest scale: vertices that grow with the rank count
+// (the very problems we look for) are small there, so one growing vertex
+// cannot move the median; in strong scaling the parts that shrink are the
+// large ones there. The nearer of the ideal models wins: weak (0) when the
+// median slope is above -0.5, else strong (-1).
+struct ScalingInference {
+  // Computation at the smallest scale must reach this many noise floors
+  // (each two samples' worth) before its slope is trusted.
+  static constexpr double kMinFloors = 10;
+  bool ok = false;                        // a model was inferred; false: weak is assumed
+  bool enough = false;                    // enough computation time to trust the slope
+  ScalingMode chosen = ScalingMode::Weak; // Weak or Strong
+  double median_slope = 0;                // the weighted median of the vertex slopes
+  double total_slope = 0;                 // slope of all computation per rank (shown, not used)
+  double small_seconds = 0;               // computation at the smallest scale (busiest ranks)
+  size_t vertices = 0;                    // computation vertices fitted
+};
+ScalingInference InferScaling(const Psg &psg, const std::vector<Run> &runs, double floor);
+
 // --- Results.
 struct NonScalableVertex {
   VertexId vertex = kNoVertex;
@@ -94,6 +118,10 @@ struct DetectResult {
   size_t backtrack_run = 0; // index of the run backtracking walked (the largest)
   double program_slope = 0, expected_slope = 0;
   bool program_slope_ok = false;
+  // The model the expected slope comes from: Weak or Strong (what auto chose).
+  ScalingMode scaling_used = ScalingMode::Weak;
+  ScalingInference inference; // filled for --scaling auto
+  std::string scaling_reason; // one sentence: which model and why
   std::vector<NonScalableVertex> non_scalable;
   std::vector<AbnormalVertex> abnormal;     // all runs, largest excess first
   std::vector<RootCause> root_causes;       // largest cost first

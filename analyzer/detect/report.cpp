@@ -96,6 +96,34 @@ std::string HtmlEscape(const std::string &s) {
   return o;
 }
 
+// Where V's relative file name is looked up: the compilation directory of the
+// record holding V's function, then the directories the caller gives.
+std::vector<std::string> SourceDirsOf(const ReportInput &in, VertexId v) {
+  std::vector<std::string> dirs;
+  if (in.psg.vertex(v).function >= 0 && !in.psg.FunctionOf(v).comp_dir.empty())
+    dirs.push_back(in.psg.FunctionOf(v).comp_dir);
+  for (const std::string &d : in.source_dirs)
+    if (std::find(dirs.begin(), dirs.end(), d) == dirs.end())
+      dirs.push_back(d);
+  return dirs;
+}
+
+// "x.c not found (looked in /a, /b)": says where, so the fix (run from
+// elsewhere, or move the sources back) is plain.
+std::string NotFound(const ReportInput &in, VertexId v) {
+  std::string file = FileOf(in.psg, v);
+  if (file.empty())
+    return "no source file recorded";
+  std::string s = file + " not found";
+  if (file[0] == '/')
+    return s;
+  std::vector<std::string> dirs = SourceDirsOf(in, v);
+  s += dirs.empty() ? " (relative, and no directory to look in)" : " (looked in ";
+  for (size_t i = 0; i < dirs.size(); ++i)
+    s += (i ? ", " : "") + dirs[i];
+  return dirs.empty() ? s : s + ")";
+}
+
 const Run &BigRun(const ReportInput &in) { return in.runs[in.result.backtrack_run]; }
 
 double Total(const ReportInput &in) { return BigRun(in).total_time; }
@@ -123,10 +151,15 @@ std::vector<std::string> SourceSnippet(const std::string &file, uint32_t line, i
     *found = false;
   if (file.empty() || line == 0)
     return out;
-  std::vector<std::string> candidates{file};
-  if (file[0] != '/')
+  // Absolute names are used as they are; relative ones only against DIRS
+  // (the caller lists the working directory when it wants it searched).
+  std::vector<std::string> candidates;
+  if (file[0] == '/')
+    candidates.push_back(file);
+  else
     for (const std::string &d : dirs)
-      candidates.push_back(d + "/" + file);
+      if (!d.empty())
+        candidates.push_back(d + "/" + file);
   for (const std::string &path : candidates) {
     std::ifstream f(path);
     if (!f)
@@ -160,11 +193,17 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   for (const Run &run : in.runs)
     out << "  " << run.label << " (" << run.world_size << " ranks, " << Fmt("%.3f", run.total_time)
         << " s)";
-  out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling)
-      << " (expected slope " << Fmt("%.2f", r.expected_slope);
+  out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
+  if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
+    out << " -> " << ToString(r.scaling_used);
+  out << " (expected slope " << Fmt("%.2f", r.expected_slope);
+  // The total's slope includes MPI wall time (waiting inflated by
+  // oversubscription): shown for information, never used as the expectation.
   if (r.program_slope_ok)
-    out << ", program slope " << Fmt("%.2f", r.program_slope);
+    out << ", total time slope " << Fmt("%.2f", r.program_slope);
   out << "), abnormal threshold " << in.options.abnorm_thd << "x median\n";
+  if (!r.scaling_reason.empty())
+    out << "scaling: " << r.scaling_reason << "\n";
   for (const std::string &w : r.warnings)
     out << "warning: " << w << "\n";
 
@@ -213,14 +252,14 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       out << "\n";
     }
     bool found = false;
-    std::vector<std::string> lines =
-        SourceSnippet(FileOf(in.psg, rc.vertex), x.loc.line, 3, in.source_dirs, &found);
+    std::vector<std::string> lines = SourceSnippet(FileOf(in.psg, rc.vertex), x.loc.line, 3,
+                                                   SourceDirsOf(in, rc.vertex), &found);
     if (found) {
       out << "    source:\n";
       for (const std::string &l : lines)
         out << "      " << l << "\n";
     } else {
-      out << "    source: " << FileOf(in.psg, rc.vertex) << " not found\n";
+      out << "    source: " << NotFound(in, rc.vertex) << "\n";
     }
   }
 
@@ -281,6 +320,9 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
   doc["options"] = {{"abnorm_thd", in.options.abnorm_thd},
                     {"merge", ToString(in.options.merge)},
                     {"scaling", ToString(in.options.scaling)},
+                    {"scaling_used", ToString(r.scaling_used)},
+                    {"scaling_reason", r.scaling_reason},
+                    {"computation_slope", r.inference.ok ? json(r.inference.median_slope) : json()},
                     {"expected_slope", r.expected_slope},
                     {"program_slope", r.program_slope_ok ? json(r.program_slope) : json()}};
   doc["warnings"] = r.warnings;
@@ -370,6 +412,8 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
         << Fmt("%.3f", run.total_time) << " s)";
   out << "; merge " << ToString(in.options.merge) << ", scaling " << ToString(in.options.scaling)
       << ", expected slope " << Fmt("%.2f", r.expected_slope) << "</p>\n";
+  if (!r.scaling_reason.empty())
+    out << "<p>" << HtmlEscape(r.scaling_reason) << "</p>\n";
   for (const std::string &w : r.warnings)
     out << "<p class=warn>warning: " << HtmlEscape(w) << "</p>\n";
 
@@ -389,7 +433,8 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
       out << HtmlEscape(e.counter) << ": " << Fmt("%.3g", e.culprit) << " vs median "
           << Fmt("%.3g", e.median) << "; ";
     bool found = false;
-    auto lines = SourceSnippet(FileOf(in.psg, rc.vertex), x.loc.line, 4, in.source_dirs, &found);
+    auto lines = SourceSnippet(FileOf(in.psg, rc.vertex), x.loc.line, 4,
+                               SourceDirsOf(in, rc.vertex), &found);
     if (found) {
       out << "<pre>";
       for (const std::string &l : lines)
@@ -397,7 +442,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
             << "</span>\n";
       out << "</pre>";
     } else {
-      out << "<p>source " << HtmlEscape(FileOf(in.psg, rc.vertex)) << " not found</p>";
+      out << "<p>source: " << HtmlEscape(NotFound(in, rc.vertex)) << "</p>";
     }
     out << "<details><summary>backtracking path (" << rc.path.size()
         << " steps)</summary><table><tr><th>kind</th><th>name</th><th>rank</th><th>where</th>"

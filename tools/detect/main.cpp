@@ -38,7 +38,8 @@ int main(int argc, char **argv) {
   std::map<std::string, ScalingMode> scalings{
       {"strong", ScalingMode::Strong}, {"weak", ScalingMode::Weak}, {"auto", ScalingMode::Auto}};
   app.add_option("--scaling", opts.scaling,
-                 "expected slope: strong = -1, weak = 0, auto = the program's own slope")
+                 "expected slope: strong = -1, weak = 0, auto = whichever of the two the "
+                 "computation time per rank is nearer to")
       ->transform(CLI::CheckedTransformer(scalings, CLI::ignore_case))
       ->default_str("auto");
   app.add_option("--top", opts.top, "how many root causes and non-scalable vertices to report")
@@ -77,17 +78,15 @@ int main(int argc, char **argv) {
     for (const std::string &w : result.warnings)
       std::fprintf(stderr, "scalana detect: warning: %s\n", w.c_str());
     ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
-    // Source paths in the PSG may be relative to where the program was
-    // built: look beside the binary, in the working directory, and in the
-    // directories above them.
+    // Relative source paths start at the compilation directory recorded in
+    // the PSG (the report tries it first); then beside the binary, then here.
     std::error_code ec;
-    for (std::filesystem::path base : {std::filesystem::absolute(loaded.binary, ec).parent_path(),
-                                       std::filesystem::current_path(ec)})
-      for (std::filesystem::path d = base; !d.empty(); d = d.parent_path()) {
-        in.source_dirs.push_back(d.string());
-        if (d == d.parent_path())
-          break;
-      }
+    std::filesystem::path bin_dir = std::filesystem::absolute(loaded.binary, ec).parent_path();
+    if (!bin_dir.empty())
+      in.source_dirs.push_back(bin_dir.string());
+    std::filesystem::path cwd = std::filesystem::current_path(ec);
+    if (!ec)
+      in.source_dirs.push_back(cwd.string());
     std::ofstream file;
     if (!output.empty()) {
       file.open(output);
