@@ -9,6 +9,7 @@
 
 #include <cmath>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
@@ -516,6 +517,127 @@ TEST(DetectNonScalable, WeakScalingFindsTheGrowingVertexAndItsCause) {
   EXPECT_TRUE(relax_strong);
 }
 
+// --- --scaling auto: which experiment was it? --------------------------------------
+
+// Runs of HaloProgram at each P: RELAX(p, rank) and TAIL(p, rank) CPU seconds;
+// the allreduce's wall time grows with p as on an oversubscribed machine, so
+// the program's total time always rises with the rank count.
+template <typename RelaxFn, typename TailFn>
+std::vector<scalana::Run> ScalingRuns(HaloProgram &h, std::vector<int> scales, RelaxFn relax,
+                                      TailFn tail) {
+  std::vector<scalana::Run> runs;
+  for (int p : scales) {
+    ProfileBuilder b(p);
+    for (int r = 0; r < p; ++r) {
+      b.Cpu(r, h.main.Id(h.relax), relax(p, r));
+      b.Cpu(r, h.main.Id(h.tail), tail(p, r));
+      double wait = 0.4 * p; // inflated waiting, the same with either experiment
+      b.Mpi(r, h.main.Id(h.allreduce), wait);
+      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+    }
+    runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
+  }
+  return runs;
+}
+
+TEST(DetectAutoScaling, ConstantComputationPerRankIsWeak) {
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {2, 4, 8, 16}, [](int, int) { return 2.0; }, [](int, int) { return 1.0; });
+  ScalingInference inf = InferScaling(h.psg, runs, 0.02);
+  ASSERT_TRUE(inf.ok);
+  EXPECT_EQ(inf.chosen, ScalingMode::Weak);
+  EXPECT_NEAR(inf.median_slope, 0, 1e-6);
+  EXPECT_EQ(inf.vertices, 2u);
+
+  DetectResult res = Detect(h.psg, runs, DetectOptions{}); // auto is the default
+  EXPECT_GT(res.program_slope, 0.3) << "the wall-clock total rises: it must not set the slope";
+  EXPECT_EQ(res.scaling_used, ScalingMode::Weak);
+  EXPECT_DOUBLE_EQ(res.expected_slope, 0);
+  EXPECT_NE(res.scaling_reason.find("auto chose weak"), std::string::npos) << res.scaling_reason;
+  for (const auto &ns : res.non_scalable)
+    EXPECT_NE(ns.vertex, h.V(h.relax)) << "constant under weak scaling";
+}
+
+TEST(DetectAutoScaling, ComputationFallingAsOneOverPIsStrong) {
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {2, 4, 8, 16}, [](int p, int) { return 16.0 / p; }, [](int p, int) { return 4.0 / p; });
+  ScalingInference inf = InferScaling(h.psg, runs, 0.02);
+  ASSERT_TRUE(inf.ok);
+  EXPECT_EQ(inf.chosen, ScalingMode::Strong);
+  EXPECT_NEAR(inf.median_slope, -1, 1e-6);
+  DetectResult res = Detect(h.psg, runs, DetectOptions{});
+  EXPECT_EQ(res.scaling_used, ScalingMode::Strong);
+  EXPECT_DOUBLE_EQ(res.expected_slope, -1);
+  EXPECT_NE(res.scaling_reason.find("auto chose strong"), std::string::npos) << res.scaling_reason;
+  // A serial part that stays constant (Amdahl) is what the strong model flags.
+  auto amdahl = ScalingRuns(
+      h, {2, 4, 8, 16}, [](int p, int) { return 16.0 / p; }, [](int, int) { return 3.0; });
+  DetectResult res2 = Detect(h.psg, amdahl, DetectOptions{});
+  EXPECT_EQ(res2.scaling_used, ScalingMode::Strong)
+      << "the parallel part dominates at the smallest scale: " << res2.scaling_reason;
+  ASSERT_FALSE(res2.non_scalable.empty());
+  bool tail_flagged = false;
+  for (const auto &ns : res2.non_scalable)
+    tail_flagged |= ns.vertex == h.V(h.tail);
+  EXPECT_TRUE(tail_flagged);
+}
+
+TEST(DetectAutoScaling, OneGrowingVertexDoesNotTurnWeakIntoSomethingElse) {
+  // Weak scaling with one vertex growing linearly in p (a scan over all
+  // ranks): by 32 ranks it is most of the computation, yet the experiment is
+  // still weak and the growing vertex is the one flagged.
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {2, 4, 8, 16, 32}, [](int, int) { return 1.0; }, [](int p, int) { return 0.1 * p; });
+  ScalingInference inf = InferScaling(h.psg, runs, 0.02);
+  ASSERT_TRUE(inf.ok);
+  EXPECT_GT(inf.total_slope, 0.3) << "all computation together grows";
+  EXPECT_EQ(inf.chosen, ScalingMode::Weak);
+  EXPECT_NEAR(inf.median_slope, 0, 1e-6);
+  DetectResult res = Detect(h.psg, runs, DetectOptions{});
+  EXPECT_EQ(res.scaling_used, ScalingMode::Weak);
+  bool tail_flagged = false;
+  for (const auto &ns : res.non_scalable) {
+    tail_flagged |= ns.vertex == h.V(h.tail);
+    EXPECT_NE(ns.vertex, h.V(h.relax));
+  }
+  EXPECT_TRUE(tail_flagged);
+}
+
+TEST(DetectAutoScaling, WorkInjectedOnOneRankIsStillWeak) {
+  // Rank 0 does 3 s more at every scale: its mean over ranks falls as 1/p,
+  // its busiest rank does not.
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {1, 2, 4, 8}, [](int, int r) { return r == 0 ? 4.0 : 1.0; }, [](int, int) { return 0.5; });
+  ScalingInference inf = InferScaling(h.psg, runs, 0.02);
+  ASSERT_TRUE(inf.ok);
+  EXPECT_EQ(inf.chosen, ScalingMode::Weak);
+}
+
+TEST(DetectAutoScaling, TooLittleComputationAssumesWeakAndSaysSo) {
+  // A few samples (10 ms each) of computation that halve with p: one
+  // sample more or less would change the slope, so weak is kept.
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {2, 4, 8}, [](int p, int) { return 0.08 / (p / 2); }, [](int, int) { return 0.0; });
+  ScalingInference inf = InferScaling(h.psg, runs, 0.02);
+  EXPECT_FALSE(inf.ok);
+  EXPECT_FALSE(inf.enough);
+  EXPECT_LT(inf.median_slope, -0.5) << "the measured slope is still reported";
+  DetectResult res = Detect(h.psg, runs, DetectOptions{});
+  EXPECT_EQ(res.scaling_used, ScalingMode::Weak);
+  EXPECT_NE(res.scaling_reason.find("too little"), std::string::npos) << res.scaling_reason;
+  // Explicit modes are taken as given, with no inference.
+  DetectOptions strong;
+  strong.scaling = ScalingMode::Strong;
+  DetectResult s = Detect(h.psg, runs, strong);
+  EXPECT_EQ(s.scaling_used, ScalingMode::Strong);
+  EXPECT_TRUE(s.scaling_reason.empty());
+}
+
 TEST(DetectRanking, RootCausesOrderedByCost) {
   // Two independent slow spots: rank 1's relax (+0.5 s) and rank 6's tail (+2 s).
   HaloProgram h;
@@ -705,6 +827,92 @@ TEST(DetectReport, HtmlHeatTableBucketsWideRuns) {
   EXPECT_NE(page.find("each cell: max over 2 ranks"), std::string::npos);
   EXPECT_NE(page.find("title='rank 128: 2.0000 s'"), std::string::npos)
       << "the cell of ranks 128-129 shows the slow rank's relax time";
+}
+
+TEST(DetectPsg, RecordCompDirReachesEveryFunction) {
+  auto fn = [](const char *key, int line) {
+    char hash[32];
+    std::snprintf(hash, sizeof hash, "0x%016llx",
+                  (unsigned long long)scalana_function_hash(key, std::strlen(key)));
+    return std::string(R"({"key": ")") + key + R"(", "name": ")" + key + R"(", "hash": ")" + hash +
+           R"(", "linkage": "external", "file": "src/a.c", "line": )" + std::to_string(line) +
+           R"(, "vertices": [{"id": 0, "kind": "function", "line": )" + std::to_string(line) +
+           "}]}";
+  };
+  std::string rec = R"({"scalana_psg": 1, "module": "src/a.c", "comp_dir": "/home/u/app", )"
+                    R"("language": "c", "functions": [)" +
+                    fn("f", 1) + ", " + fn("g", 5) + "]}";
+  std::string rec2 =
+      R"({"scalana_psg": 1, "module": "b.c", "language": "c", "functions": [)" + fn("h", 1) + "]}";
+  std::vector<uint8_t> bytes(rec.begin(), rec.end());
+  bytes.push_back(0);
+  bytes.insert(bytes.end(), rec2.begin(), rec2.end());
+  bytes.push_back(0);
+  std::vector<LocalPsg> fns = ParsePsgSection(bytes);
+  ASSERT_EQ(fns.size(), 3u);
+  EXPECT_EQ(fns[0].comp_dir, "/home/u/app");
+  EXPECT_EQ(fns[1].comp_dir, "/home/u/app");
+  EXPECT_EQ(fns[2].comp_dir, "") << "a record without comp_dir (no debug info)";
+}
+
+// A program whose sources sit in a compilation directory, with a decoy of the
+// same relative name in another directory.
+struct CompDirFixture {
+  std::string comp_dir, other;
+  CompDirFixture() {
+    char a[] = "/tmp/scalana-compdir-XXXXXX", b[] = "/tmp/scalana-other-XXXXXX";
+    comp_dir = mkdtemp(a);
+    other = mkdtemp(b);
+    for (const std::string &d : {comp_dir, other}) {
+      std::filesystem::create_directories(d + "/src");
+      std::ofstream f(d + "/src/app.c");
+      for (int i = 1; i <= 20; ++i)
+        f << (d == comp_dir ? "real" : "decoy") << i << "\n";
+    }
+  }
+  ~CompDirFixture() {
+    std::filesystem::remove_all(comp_dir);
+    std::filesystem::remove_all(other);
+  }
+};
+
+std::string TextReportOf(const std::string &comp_dir, const std::vector<std::string> &dirs) {
+  FnBuilder main{"main"};
+  main.fn.comp_dir = comp_dir;
+  main.fn.loc.file = "src/app.c";
+  uint32_t loop = main.Add(0, VertexKind::Loop, 11);
+  main.fn.vertices[loop].loc.file = "src/app.c";
+  Psg psg = Psg::Build({main.fn});
+  ProfileBuilder b(4);
+  for (int r = 0; r < 4; ++r)
+    b.Cpu(r, main.Id(loop), r == 2 ? 3.0 : 1.0);
+  std::vector<scalana::Run> runs{BuildRun(psg, b.p, "np4")};
+  DetectOptions o;
+  DetectResult res = Detect(psg, runs, o);
+  ReportInput in{psg, runs, res, o, "/bin/app", dirs};
+  std::ostringstream text;
+  WriteTextReport(in, text);
+  return text.str();
+}
+
+TEST(DetectReport, RelativeSourcesStartAtTheCompilationDirectory) {
+  CompDirFixture fx;
+  // comp_dir first, before the directories the command adds (binary, cwd).
+  std::string t = TextReportOf(fx.comp_dir, {fx.other});
+  EXPECT_NE(t.find("   11> real11"), std::string::npos) << t;
+  EXPECT_EQ(t.find("decoy"), std::string::npos) << t;
+  // Without comp_dir the next directory is used.
+  t = TextReportOf("", {fx.other});
+  EXPECT_NE(t.find("   11> decoy11"), std::string::npos) << t;
+  // A comp_dir that no longer holds the file falls through to the others.
+  t = TextReportOf("/nonexistent-build-dir", {fx.other});
+  EXPECT_NE(t.find("decoy11"), std::string::npos) << t;
+  // Nowhere: the report says where it looked, and nothing else is searched
+  // (no walking up parent directories).
+  t = TextReportOf("/nonexistent-build-dir", {});
+  EXPECT_NE(t.find("source: src/app.c not found (looked in /nonexistent-build-dir)"),
+            std::string::npos)
+      << t;
 }
 
 TEST(DetectReport, SourceSnippetMarksTheLine) {
