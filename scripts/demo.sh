@@ -52,7 +52,8 @@ for np in 1 2 4 8; do
 done
 
 step="detecting the root causes"
-echo "== demo: $step (scalana detect --scaling weak ${runs[*]})"
-# A weak-scaling experiment: the work per rank is the same at every scale.
-"$bin/scalana" detect --scaling weak "${runs[@]}"
+echo "== demo: $step (scalana detect ${runs[*]})"
+# A weak-scaling experiment (the work per rank is the same at every scale):
+# the default --scaling auto infers it from the computation time per rank.
+"$bin/scalana" detect "${runs[@]}"
 echo "== demo: done; the root cause injected is examples/cg/cg.c:$(grep -n '// ROOT CAUSE' "$root/examples/cg/cg.c" | cut -d: -f1)"

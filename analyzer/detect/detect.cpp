@@ -189,6 +189,16 @@ bool IsCollective(const Psg &psg, VertexId v) {
   return x.kind == VertexKind::Mpi && x.mpi_class == MpiClass::Collective;
 }
 
+// MPI_Init and MPI_Finalize cost what the launcher and the MPI library's
+// start-up and tear-down cost (more with oversubscription): no line of the
+// program would change it, so they are never non-scalable or abnormal. Their
+// time still counts in the rank totals.
+bool IsStartupOrTeardown(const Psg &psg, VertexId v) {
+  const Vertex &x = psg.vertex(v);
+  return x.kind == VertexKind::Mpi &&
+         (x.label == "MPI_Init" || x.label == "MPI_Init_thread" || x.label == "MPI_Finalize");
+}
+
 uint64_t StepKey(VertexId v, int rank, bool up) {
   return (uint64_t(uint32_t(v)) << 32) ^ (uint64_t(uint32_t(rank)) << 1) ^ uint64_t(up);
 }
@@ -456,7 +466,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     const Run &run = runs[ri];
     const double floor = NoiseFloor(run, opts);
     for (const VertexSeries &s : run.series) {
-      if (!s.own_data)
+      if (!s.own_data || IsStartupOrTeardown(psg, s.vertex))
         continue;
       std::vector<double> t = TimesOverRanks(psg, run, s);
       double med = Median(t);
@@ -541,7 +551,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     std::unordered_set<VertexId> candidates;
     for (const Run &r : runs)
       for (const VertexSeries &s : r.series)
-        if (s.own_data)
+        if (s.own_data && !IsStartupOrTeardown(psg, s.vertex))
           candidates.insert(s.vertex);
     std::vector<VertexId> ordered(candidates.begin(), candidates.end());
     std::sort(ordered.begin(), ordered.end());
@@ -567,7 +577,16 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
           sum += ExclusiveTime(psg, *s, i);
       ns.share = big_total > 0 ? sum / big_total : 0;
       ns.score = (ns.slope - ns.expected) * ns.share;
-      if (ns.share >= opts.min_share && ns.slope - ns.expected >= opts.min_slope_excess)
+      // Growth beyond the expected scaling, smallest to largest run: below
+      // the noise floor (two samples) a slope is sampling noise, however steep
+      // (0.005 s -> 0.02 s is one sample -> four), and such a vertex would be
+      // "problematic" wherever a backtracking path crosses it.
+      const double excess =
+          ns.merged[largest].second -
+          ns.merged[smallest].second *
+              std::pow(double(big.world_size) / runs[smallest].world_size, ns.expected);
+      if (ns.share >= opts.min_share && ns.slope - ns.expected >= opts.min_slope_excess &&
+          excess >= floor)
         res.non_scalable.push_back(std::move(ns));
     }
     std::stable_sort(
@@ -580,8 +599,22 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   }
 
   // --- Backtracking on the largest run.
+  // A non-scalable vertex is problematic on the ranks where it takes at least
+  // its median time: on a rank where it is quicker than usual it is not what
+  // made that rank late (and the path should go on to what did).
+  std::unordered_map<VertexId, double> ns_median;
+  for (VertexId v : non_scalable_set)
+    if (const VertexSeries *s = big.Find(v))
+      ns_median[v] = Median(TimesOverRanks(psg, big, *s));
   auto is_problematic = [&](VertexId v, int rank) {
-    return non_scalable_set.count(v) || abnormal_big.count(StepKey(v, rank, false));
+    if (abnormal_big.count(StepKey(v, rank, false)))
+      return true;
+    auto it = ns_median.find(v);
+    if (it == ns_median.end())
+      return false;
+    const VertexSeries *s = big.Find(v);
+    int slot = big.SlotOf(rank);
+    return s && slot >= 0 && ExclusiveTime(psg, *s, slot) >= it->second;
   };
   std::unordered_set<uint64_t> scanned;
   std::vector<std::pair<VertexId, int>> starts;

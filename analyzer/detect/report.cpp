@@ -21,11 +21,41 @@ std::string FileOf(const Psg &psg, VertexId v) {
   return "";
 }
 
+// flang's program unit: main calls it, and the code in it is the main
+// program's (shown as main's, as the PSG writers do).
+bool IsFortranProgram(const std::string &name) { return name == "_QQmain"; }
+
 std::string FunctionName(const Psg &psg, VertexId v) {
   if (psg.vertex(v).function < 0)
     return "";
   const LocalPsg &f = psg.FunctionOf(v);
+  if (IsFortranProgram(f.key))
+    return "main";
   return f.name.empty() ? f.key : f.name;
+}
+
+std::string BaseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// The calls from main down to V, each with the line it is made from:
+// "main > Dot (cg.c:145)". The same function called from two places gives
+// two vertices at the same line; this is what tells them apart.
+std::vector<std::string> CallSites(const Psg &psg, VertexId v) {
+  std::vector<std::string> parts;
+  for (VertexId a = psg.vertex(v).parent; a != kNoVertex; a = psg.vertex(a).parent) {
+    const Vertex &x = psg.vertex(a);
+    if (x.kind != VertexKind::Call || !x.expanded || IsFortranProgram(x.label))
+      continue;
+    std::string file = x.loc.file;
+    if (file.empty() && x.function >= 0)
+      file = psg.FunctionOf(a).loc.file;
+    parts.push_back(x.label + " (" + BaseName(file) + ":" + std::to_string(x.loc.line) + ")");
+  }
+  parts.push_back("main");
+  std::reverse(parts.begin(), parts.end());
+  return parts;
 }
 
 std::string VertexName(const Psg &psg, VertexId v) {
@@ -42,9 +72,20 @@ std::string VertexName(const Psg &psg, VertexId v) {
   }
 }
 
-// "loop in relax", "mpi MPI_Send", "call solve": for lists that show no kind column.
+// "loop in relax", "mpi MPI_Send", "call solve": for lists that show no kind
+// column; with the call site when the code is not main's ("mpi MPI_Allreduce
+// in Dot called at cg.c:145").
 std::string Describe(const Psg &psg, VertexId v) {
-  return std::string(ToString(psg.vertex(v).kind)) + " " + VertexName(psg, v);
+  std::string s = std::string(ToString(psg.vertex(v).kind)) + " " + VertexName(psg, v);
+  std::vector<std::string> sites = CallSites(psg, v);
+  if (sites.size() > 1) {
+    const std::string &last = sites.back();
+    size_t paren = last.rfind(" (");
+    if (psg.vertex(v).kind == VertexKind::Mpi || psg.vertex(v).kind == VertexKind::Call)
+      s += " in " + last.substr(0, paren);
+    s += " called at " + last.substr(paren + 2, last.size() - paren - 3);
+  }
+  return s;
 }
 
 std::string Where(const Psg &psg, VertexId v) {
@@ -191,8 +232,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "ScalAna scaling-loss report\n";
   out << "binary: " << in.binary << "\nruns:";
   for (const Run &run : in.runs)
-    out << "  " << run.label << " (" << run.world_size << " ranks, " << Fmt("%.3f", run.total_time)
-        << " s)";
+    out << "  " << run.label << " (" << run.world_size
+        << (run.world_size == 1 ? " rank, " : " ranks, ") << Fmt("%.3f", run.total_time) << " s)";
   out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
     out << " -> " << ToString(r.scaling_used);
@@ -216,7 +257,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     const Vertex &x = in.psg.vertex(rc.vertex);
     out << "\n#" << ++n << "  " << ToString(x.kind) << " at " << Where(in.psg, rc.vertex) << "  ("
         << FunctionName(in.psg, rc.vertex) << ")\n";
-    out << "    call path: " << JoinPath(in.psg.CallPath(rc.vertex)) << "\n";
+    out << "    call path: " << JoinPath(CallSites(in.psg, rc.vertex)) << "\n";
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
     out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s ("
         << Fmt("%.1f", 100 * rc.score) << "% of " << Fmt("%.3f", Total(in)) << " s); rank "
@@ -428,7 +469,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
         << HtmlEscape(FunctionName(in.psg, rc.vertex)) << "</code> &mdash; "
         << Fmt("%.3f", rc.cost_seconds) << " s (" << Fmt("%.1f", 100 * rc.score) << "%), ranks "
         << HtmlEscape(RankList(rc.ranks)) << "<br>call path: <code>"
-        << HtmlEscape(JoinPath(in.psg.CallPath(rc.vertex))) << "</code><br>";
+        << HtmlEscape(JoinPath(CallSites(in.psg, rc.vertex))) << "</code><br>";
     for (const CounterEvidence &e : rc.evidence)
       out << HtmlEscape(e.counter) << ": " << Fmt("%.3g", e.culprit) << " vs median "
           << Fmt("%.3g", e.median) << "; ";

@@ -915,6 +915,57 @@ TEST(DetectReport, RelativeSourcesStartAtTheCompilationDirectory) {
       << t;
 }
 
+TEST(DetectReport, CallSitesTellTwoCallsOfOneFunctionApart) {
+  // main: MPI_Init(104); Dot() at 145; loop(150){ compute }; Dot() at 152
+  // Dot: loop(97); MPI_Allreduce(99). Only the Allreduce reached from line
+  // 145 grows; MPI_Init grows too but is start-up, never flagged.
+  FnBuilder main{"main"}, dot{"Dot", 90};
+  uint32_t init = main.Add(0, VertexKind::Mpi, 104, "MPI_Init", MpiClass::Other);
+  uint32_t call145 = main.Add(0, VertexKind::Call, 145, "Dot");
+  uint32_t work = main.Add(0, VertexKind::Loop, 150);
+  uint32_t call152 = main.Add(0, VertexKind::Call, 152, "Dot");
+  uint32_t dot_loop = dot.Add(0, VertexKind::Loop, 97);
+  uint32_t allreduce = dot.Add(0, VertexKind::Mpi, 99, "MPI_Allreduce", MpiClass::Collective);
+  Psg psg = Psg::Build({main.fn, dot.fn});
+  std::vector<scalana::Run> runs;
+  for (int p : {2, 4, 8}) {
+    ProfileBuilder b(p);
+    auto in_dot = [&](uint32_t site, uint32_t local) {
+      b.p.contexts.push_back({main.Id(site), dot.Id(local)});
+      return uint32_t(b.p.contexts.size() - 1);
+    };
+    uint32_t ar145 = in_dot(call145, allreduce), ar152 = in_dot(call152, allreduce);
+    uint32_t loop145 = in_dot(call145, dot_loop);
+    for (int r = 0; r < p; ++r) {
+      b.Mpi(r, main.Id(init), 0.2 * p);
+      b.Cpu(r, main.Id(work), 2.0);
+      b.p.ranks[r].vertices.push_back({loop145, 50, 0.5, {}});
+      b.p.ranks[r].mpi.push_back({ar145, 1, 0.3 * p, 0});
+      b.p.ranks[r].mpi.push_back({ar152, 1, 0.05, 0});
+    }
+    runs.push_back(BuildRun(psg, b.p, "np" + std::to_string(p)));
+  }
+  DetectOptions o;
+  DetectResult res = Detect(psg, runs, o);
+  EXPECT_EQ(res.scaling_used, ScalingMode::Weak) << res.scaling_reason;
+  VertexId v145 = psg.Resolve({main.Id(call145), dot.Id(allreduce)});
+  VertexId vinit = psg.Resolve({main.Id(init)});
+  ASSERT_FALSE(res.non_scalable.empty());
+  EXPECT_EQ(res.non_scalable[0].vertex, v145);
+  for (const auto &ns : res.non_scalable)
+    EXPECT_NE(ns.vertex, vinit) << "MPI_Init is start-up cost";
+  for (const auto &ab : res.abnormal)
+    EXPECT_NE(ab.vertex, vinit);
+  ReportInput in{psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream text;
+  WriteTextReport(in, text);
+  std::string t = text.str();
+  EXPECT_NE(t.find("mpi MPI_Allreduce in Dot called at app.c:145"), std::string::npos) << t;
+  EXPECT_EQ(t.find("called at app.c:152"), std::string::npos) << "not flagged: " << t;
+  EXPECT_EQ(t.find("MPI_Init  slope"), std::string::npos) << t;
+  EXPECT_NE(t.find("(2 ranks,"), std::string::npos) << t;
+}
+
 TEST(DetectReport, SourceSnippetMarksTheLine) {
   char tmpl[] = "/tmp/scalana-snippet-XXXXXX";
   std::string d = mkdtemp(tmpl);

@@ -8,7 +8,7 @@ directory per example (BUILD/tests/e2e/work/EXAMPLE):
   psg     `scalana psg` prints a summary, and the PSG has a loop at the ROOT CAUSE line
   prof    profile the example at each scale (--variant inject|clean)
   show    `scalana show` of a profiled run names the example's source and every rank
-  detect  `scalana detect --format json --scaling weak` over the runs of a variant:
+  detect  `scalana detect --format json` (scaling auto) over the runs of a variant:
             inject: the top-ranked root cause is the line marked ROOT CAUSE
             clean:  no root cause has a score >= HIGH_SCORE
   sizes   print the PSG sizes of every built example as a Markdown table
@@ -180,12 +180,12 @@ def stage_show(ex):
 def stage_detect(ex, variant):
     runs = [ex.run_dir(variant, np) for np in ex.scales]
     report_path = os.path.join(ex.work, f"detect-{variant}.json")
-    # The examples are weak-scaling experiments: say so. The default, `auto`,
-    # takes the expected slope from the program's total time, which on 2 cores
-    # is dominated by wall-clock waiting that grows with oversubscription.
-    doc = json.loads(run([ex.scalana, "detect", "--format", "json", "--scaling", "weak"] + runs))
+    # The examples are weak-scaling experiments; the default `--scaling auto`
+    # must find that out from their computation time per rank.
+    doc = json.loads(run([ex.scalana, "detect", "--format", "json"] + runs))
     with open(report_path, "w") as f:
         json.dump(doc, f, indent=1)
+    log(doc["options"].get("scaling_reason", ""))
     causes = doc.get("root_causes", [])
     for c in causes[:5]:
         log(f"root cause {os.path.basename(c.get('file', '?'))}:{c.get('line')} "
