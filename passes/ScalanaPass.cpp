@@ -17,6 +17,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/IR/Module.h"
+#include "llvm/IR/Operator.h"
 #include "llvm/IR/PassManager.h"
 #include "llvm/Passes/PassBuilder.h"
 #include "llvm/Passes/PassPlugin.h"
@@ -374,6 +375,128 @@ private:
   int opt_level_;
 };
 
+// After optimisation, code that separated two boundary stores is often gone
+// (folded, hoisted, sunk, a loop unrolled so that one iteration's exit store
+// meets the next one's entry store), leaving `vertex` stores that nothing
+// can observe. This pass, at the end of the optimisation pipeline, drops
+//   - a vertex store followed (before any other code) by another one, also
+//     across an unconditional branch into a block starting with one;
+//   - a vertex store of the value the vertex already holds (no call since the
+//     last store on every path: only a callee or our stores change it).
+// Code between stores is never reattributed, so attribution stays exact; a
+// sample that lands on the branch instruction itself may see either value.
+class ScalanaCleanupPass : public PassInfoMixin<ScalanaCleanupPass> {
+public:
+  static bool isRequired() { return true; }
+
+  PreservedAnalyses run(Module &m, ModuleAnalysisManager &) {
+    GlobalVariable *ctx = m.getNamedGlobal(SCALANA_CTX_SYMBOL);
+    if (!ctx)
+      return PreservedAnalyses::all();
+    bool changed = false;
+    for (Function &f : m)
+      if (!f.isDeclaration())
+        changed |= CleanUp(f, ctx);
+    if (!changed)
+      return PreservedAnalyses::all();
+    PreservedAnalyses kept;
+    kept.preserveSet<CFGAnalyses>(); // only stores are removed
+    return kept;
+  }
+
+private:
+  static bool IsContextBase(const Value *p, const GlobalVariable *ctx) {
+    p = p->stripPointerCasts();
+    if (p == ctx)
+      return true;
+    auto *call = dyn_cast<IntrinsicInst>(p);
+    return call && call->getIntrinsicID() == Intrinsic::threadlocal_address &&
+           call->getArgOperand(0)->stripPointerCasts() == ctx;
+  }
+  // `vertex` is the context's first field: its stores go to the base itself.
+  static bool IsVertexStore(const Instruction &i, const GlobalVariable *ctx) {
+    auto *st = dyn_cast<StoreInst>(&i);
+    return st && st->isVolatile() && st->getValueOperand()->getType()->isIntegerTy(64) &&
+           IsContextBase(st->getPointerOperand(), ctx);
+  }
+  // Instructions that emit no code a sample could land in, or are our own
+  // accesses to the context (depth, call-site slots).
+  static bool IsTransparent(const Instruction &i, const GlobalVariable *ctx) {
+    if (isa<DbgInfoIntrinsic>(i) || i.isLifetimeStartOrEnd())
+      return true;
+    if (auto *ii = dyn_cast<IntrinsicInst>(&i))
+      return ii->getIntrinsicID() == Intrinsic::threadlocal_address;
+    const Value *ptr = nullptr;
+    if (auto *st = dyn_cast<StoreInst>(&i); st && st->isVolatile())
+      ptr = st->getPointerOperand();
+    else if (auto *ld = dyn_cast<LoadInst>(&i); ld && ld->isVolatile())
+      ptr = ld->getPointerOperand();
+    else if (auto *gep = dyn_cast<GetElementPtrInst>(&i))
+      ptr = gep; // address arithmetic on the context: folded into the access
+    if (!ptr)
+      return false;
+    while (auto *gep = dyn_cast<GEPOperator>(ptr->stripPointerCasts()))
+      ptr = gep->getPointerOperand();
+    return IsContextBase(ptr, ctx);
+  }
+
+  // The first vertex store of BB when nothing else runs before it.
+  static bool StartsWithVertexStore(BasicBlock &bb, const GlobalVariable *ctx) {
+    for (Instruction &i : bb) {
+      if (isa<PHINode>(i) || (IsTransparent(i, ctx) && !IsVertexStore(i, ctx)))
+        continue;
+      return IsVertexStore(i, ctx);
+    }
+    return false;
+  }
+
+  static bool CleanUp(Function &f, const GlobalVariable *ctx) {
+    SmallVector<Instruction *, 16> dead;
+    for (BasicBlock &bb : f) {
+      Instruction *pending = nullptr;
+      for (Instruction &i : bb) {
+        if (IsVertexStore(i, ctx)) {
+          if (pending)
+            dead.push_back(pending);
+          pending = &i;
+        } else if (!IsTransparent(i, ctx)) {
+          auto *br = dyn_cast<BranchInst>(&i);
+          if (pending && br && br->isUnconditional() && br->getSuccessor(0) != &bb &&
+              !br->getSuccessor(0)->isEHPad() && StartsWithVertexStore(*br->getSuccessor(0), ctx))
+            dead.push_back(pending);
+          pending = nullptr;
+        }
+      }
+    }
+    for (Instruction *i : dead)
+      i->eraseFromParent();
+    bool changed = !dead.empty();
+    dead.clear();
+
+    DenseMap<const BasicBlock *, Value *> held_at_end;
+    ReversePostOrderTraversal<Function *> rpo(&f);
+    for (BasicBlock *bb : rpo) {
+      Value *held = nullptr;
+      if (const BasicBlock *pred = bb->getSinglePredecessor(); pred && !bb->isEHPad())
+        held = held_at_end.lookup(pred); // null when not visited yet (a back edge)
+      for (Instruction &i : *bb) {
+        if (IsVertexStore(i, ctx)) {
+          Value *value = cast<StoreInst>(i).getValueOperand();
+          if (value == held)
+            dead.push_back(&i);
+          held = value;
+        } else if (auto *call = dyn_cast<CallBase>(&i); call && !isa<IntrinsicInst>(call)) {
+          held = nullptr; // a callee sets its own vertices
+        }
+      }
+      held_at_end[bb] = held;
+    }
+    for (Instruction *i : dead)
+      i->eraseFromParent();
+    return changed || !dead.empty();
+  }
+};
+
 } // namespace
 } // namespace scalana
 
@@ -383,12 +506,21 @@ llvmGetPassPluginInfo() {
             pb.registerPipelineStartEPCallback([](ModulePassManager &mpm, OptimizationLevel level) {
               mpm.addPass(scalana::ScalanaPass(static_cast<int>(level.getSpeedupLevel())));
             });
+            // -O0 keeps the stores as placed (the pass already merged those
+            // adjacent in the front end's code).
+            pb.registerOptimizerLastEPCallback([](ModulePassManager &mpm, OptimizationLevel level) {
+              if (level != OptimizationLevel::O0)
+                mpm.addPass(scalana::ScalanaCleanupPass());
+            });
             // `opt -load-pass-plugin ScalanaPass.so -passes=scalana-psg`
             pb.registerPipelineParsingCallback(
                 [](StringRef name, ModulePassManager &mpm, ArrayRef<PassBuilder::PipelineElement>) {
-                  if (name != "scalana-psg")
+                  if (name == "scalana-psg")
+                    mpm.addPass(scalana::ScalanaPass(0));
+                  else if (name == "scalana-cleanup")
+                    mpm.addPass(scalana::ScalanaCleanupPass());
+                  else
                     return false;
-                  mpm.addPass(scalana::ScalanaPass(0));
                   return true;
                 });
           }};

@@ -6,7 +6,7 @@ import lit.formats
 
 config.name = "ScalAna"
 config.test_format = lit.formats.ShTest(execute_external=False)
-config.suffixes = [".c", ".cpp", ".f90", ".test"]
+config.suffixes = [".c", ".cpp", ".f90", ".ll", ".test"]
 config.excludes = ["Inputs", "CMakeLists.txt", "lit.cfg.py"]
 config.test_source_root = os.path.dirname(__file__)
 
