@@ -474,8 +474,16 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       ab.run = ri;
       ab.vertex = s.vertex;
       ab.median = med;
+      // Computation time is a count of samples, and a count of n samples
+      // scatters by about sqrt(n): 5 samples against a median of 3 is 1.7x
+      // but only noise. Such vertices must also exceed the median by
+      // abnorm_sigma standard deviations. (MPI time is measured, not sampled.)
+      const double hz = run.meta.sampling.hz;
+      const bool sampled = hz > 0 && psg.vertex(s.vertex).kind != VertexKind::Mpi;
       for (int slot = 0; slot < run.nslots(); ++slot) {
         if (t[slot] < floor || !(t[slot] > opts.abnorm_thd * med))
+          continue;
+        if (sampled && (t[slot] - med) * hz < opts.abnorm_sigma * std::sqrt(med * hz))
           continue;
         ab.ranks.push_back(run.ranks[slot]);
         ab.excess += t[slot] - med;
