@@ -211,6 +211,35 @@ TEST(DetectAbnormal, ThresholdIsStrict) {
   }
 }
 
+TEST(DetectAbnormal, SamplingNoiseOnFewSamplesIsNotAbnormal) {
+  // 100 Hz: rank 5 has 5 samples of tail against 3 elsewhere (1.7x, two
+  // samples above the floor) - noise; rank 2 has 40 samples of relax against 0.
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.tail), r == 5 ? 0.05 : 0.03);
+    if (r == 2)
+      b.Cpu(r, h.main.Id(h.relax), 0.4);
+  }
+  scalana::Run run = BuildRun(h.psg, b.p, "run");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  bool tail = false, relax = false;
+  for (const AbnormalVertex &a : res.abnormal) {
+    tail |= a.vertex == h.V(h.tail);
+    relax |= a.vertex == h.V(h.relax) && a.ranks == std::vector<int>{2};
+  }
+  EXPECT_FALSE(tail);
+  EXPECT_TRUE(relax);
+  // Without the sampling test the ratio alone would flag the tail.
+  DetectOptions ratio_only;
+  ratio_only.abnorm_sigma = 0;
+  res = Detect(h.psg, {run}, ratio_only);
+  tail = false;
+  for (const AbnormalVertex &a : res.abnormal)
+    tail |= a.vertex == h.V(h.tail);
+  EXPECT_TRUE(tail);
+}
+
 TEST(DetectAbnormal, NoiseFloorSilencesTinyVertices) {
   HaloProgram h;
   ProfileBuilder b(4, 100); // 2 samples = 0.02 s
