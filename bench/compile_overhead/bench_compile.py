@@ -17,6 +17,7 @@ import json
 import os
 import resource
 import statistics
+import struct
 import subprocess
 import sys
 import tempfile
@@ -70,6 +71,28 @@ def psg_size(objects, objcopy):
     return total_bytes, functions, vertices
 
 
+def text_bytes(objects):
+    """Total size of the .text* sections of ELF64 little-endian objects."""
+    total = 0
+    for obj in objects:
+        data = open(obj, "rb").read()
+        shoff = struct.unpack_from("<Q", data, 0x28)[0]
+        shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
+        def section(i):
+            # sh_name, sh_offset, sh_size
+            base = shoff + i * shentsize
+            return (struct.unpack_from("<I", data, base)[0],
+                    struct.unpack_from("<Q", data, base + 0x18)[0],
+                    struct.unpack_from("<Q", data, base + 0x20)[0])
+        strtab = section(shstrndx)[1]
+        for i in range(shnum):
+            name_off, _, size = section(i)
+            end = data.index(b"\0", strtab + name_off)
+            if data[strtab + name_off:end].startswith(b".text"):
+                total += size
+    return total
+
+
 def bench(name, sources, args):
     lines = sum(sum(1 for _ in open(s, errors="replace")) for s in sources)
     with tempfile.TemporaryDirectory() as out_dir:
@@ -93,8 +116,14 @@ def bench(name, sources, args):
                 wall[config].append(got[config][1])
             for config in ratios:
                 ratios[config].append(got[config][0] / got["without plugin"][0])
-        run_all(plugin)
-        size, functions, vertices = psg_size([c[2] for c in cmds], args.objcopy)
+        # Code size is deterministic where CPU time is noisy: the stores' cost
+        # shows as extra machine code.
+        objects = [c[2] for c in cmds]
+        text = {}
+        for config, commands, env in configs:
+            run_all(commands, env)
+            text[config] = text_bytes(objects)
+        size, functions, vertices = psg_size(objects, args.objcopy)
     print(f"{name}: {len(sources)} files, {lines} lines, {args.rounds} rotating rounds at -O2,"
           f" compiler CPU time (user+sys)")
     for config in cpu:
@@ -105,6 +134,11 @@ def bench(name, sources, args):
             line += (f"  overhead: median ratio {med:.4f} ({100 * (med - 1):+.2f}%),"
                      f" rounds " + " ".join(f"{x:.3f}" for x in ratios[config]))
         print(line)
+    base = text["without plugin"]
+    print("  .text bytes            " + ", ".join(
+        f"{config} {text[config]}" + ("" if config == "without plugin" else
+                                      f" ({100 * (text[config] / base - 1):+.1f}%)")
+        for config in text))
     print(f"  PSG                    {size} record bytes, {functions} functions, {vertices} vertices"
           f" ({size / max(lines, 1):.1f} bytes per source line)")
     sys.stdout.flush()
