@@ -21,6 +21,14 @@
  *                            call ...;
  *                            ctx.depth = d; ctx.vertex = <the call's parent>
  *   - MPI call site M:       ctx.vertex = M; call MPI_...; ctx.vertex = <its parent>
+ *   - leaf function L (its PSG is the function vertex alone, so the analyzer
+ *     always contracts it into the caller's computation): no stores at all,
+ *     unless L is main or its address is taken; a call to L in L's own module
+ *     (when that definition is the one linked) is stored like an MPI call
+ *     site: ctx.vertex = C; call L; ctx.vertex = <its parent>. Either way the
+ *     context ends in C (or C, C), which resolves to C's Comp.
+ *   - a vertex store that nothing can observe (overwritten before any other
+ *     code runs, or repeating the value held) may be left out.
  * So a sample or an MPI wrapper sees the calling context as
  * call_sites[0..depth) followed by vertex. If vertex equals the innermost call
  * site, the thread is inside a callee that is not instrumented (a library).
