@@ -358,14 +358,15 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"backtracked", i == r.backtrack_run}});
   }
   doc["runs"] = runs;
-  doc["options"] = {{"abnorm_thd", in.options.abnorm_thd},
-                    {"merge", ToString(in.options.merge)},
-                    {"scaling", ToString(in.options.scaling)},
-                    {"scaling_used", ToString(r.scaling_used)},
-                    {"scaling_reason", r.scaling_reason},
-                    {"computation_slope", r.inference.ok ? json(r.inference.median_slope) : json()},
-                    {"expected_slope", r.expected_slope},
-                    {"program_slope", r.program_slope_ok ? json(r.program_slope) : json()}};
+  doc["options"] = {
+      {"abnorm_thd", in.options.abnorm_thd},
+      {"merge", ToString(in.options.merge)},
+      {"scaling", ToString(in.options.scaling)},
+      {"scaling_used", ToString(r.scaling_used)},
+      {"scaling_reason", r.scaling_reason},
+      {"computation_slope", r.inference.vertices > 0 ? json(r.inference.median_slope) : json()},
+      {"expected_slope", r.expected_slope},
+      {"program_slope", r.program_slope_ok ? json(r.program_slope) : json()}};
   doc["warnings"] = r.warnings;
   json causes = json::array();
   for (const RootCause &rc : r.root_causes) {
