@@ -477,13 +477,13 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       // Computation time is a count of samples, and a count of n samples
       // scatters by about sqrt(n): 5 samples against a median of 3 is 1.7x
       // but only noise. Such vertices must also exceed the median by
-      // abnorm_sigma standard deviations. (MPI time is measured, not sampled.)
+      // noise_sigma standard deviations. (MPI time is measured, not sampled.)
       const double hz = run.meta.sampling.hz;
       const bool sampled = hz > 0 && psg.vertex(s.vertex).kind != VertexKind::Mpi;
       for (int slot = 0; slot < run.nslots(); ++slot) {
         if (t[slot] < floor || !(t[slot] > opts.abnorm_thd * med))
           continue;
-        if (sampled && (t[slot] - med) * hz < opts.abnorm_sigma * std::sqrt(med * hz))
+        if (sampled && (t[slot] - med) * hz < opts.noise_sigma * std::sqrt(med * hz))
           continue;
         ab.ranks.push_back(run.ranks[slot]);
         ab.excess += t[slot] - med;
@@ -553,6 +553,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
                              "was fixed";
     }
     res.expected_slope = res.scaling_used == ScalingMode::Strong ? -1 : 0;
+    const double hz_big = big.meta.sampling.hz;
     double big_total = 0;
     for (float t : big.rank_total)
       big_total += t;
@@ -585,16 +586,21 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
           sum += ExclusiveTime(psg, *s, i);
       ns.share = big_total > 0 ? sum / big_total : 0;
       ns.score = (ns.slope - ns.expected) * ns.share;
-      // Growth beyond the expected scaling, smallest to largest run: below
-      // the noise floor (two samples) a slope is sampling noise, however steep
-      // (0.005 s -> 0.02 s is one sample -> four), and such a vertex would be
-      // "problematic" wherever a backtracking path crosses it.
-      const double excess =
-          ns.merged[largest].second -
-          ns.merged[smallest].second *
-              std::pow(double(big.world_size) / runs[smallest].world_size, ns.expected);
+      // Growth beyond the expected scaling, smallest to largest run (the
+      // smallest clamped to the floor, as in the fit). It must exceed the
+      // noise floor, and for sampled computation noise_sigma standard
+      // deviations of the expected sample count: a vertex going from one
+      // sample to three or four has a steep slope that is only noise, and
+      // would be "problematic" wherever a backtracking path crosses it.
+      const double expected_big =
+          std::max(ns.merged[smallest].second, floor) *
+          std::pow(double(big.world_size) / runs[smallest].world_size, ns.expected);
+      const double excess = ns.merged[largest].second - expected_big;
+      double needed = floor;
+      if (hz_big > 0 && psg.vertex(v).kind != VertexKind::Mpi)
+        needed = std::max(needed, opts.noise_sigma * std::sqrt(expected_big * hz_big) / hz_big);
       if (ns.share >= opts.min_share && ns.slope - ns.expected >= opts.min_slope_excess &&
-          excess >= floor)
+          excess >= needed)
         res.non_scalable.push_back(std::move(ns));
     }
     std::stable_sort(

@@ -16,9 +16,11 @@ enum class ScalingMode { Strong, Weak, Auto };
 
 struct DetectOptions {
   double abnorm_thd = 1.3;
-  // ... and, for sampled (computation) time, when it exceeds the median by this
-  // many standard deviations of the median's sample count (sqrt(samples)).
-  double abnorm_sigma = 3;
+  // Sampled (computation) time is abnormal only when it exceeds the median by
+  // this many standard deviations of the median's sample count (sqrt of the
+  // count), and non-scalable only when it grows beyond the expected scaling by
+  // as many standard deviations of the expected count.
+  double noise_sigma = 3;
   MergeStrategy merge = MergeStrategy::Mean;
   ScalingMode scaling = ScalingMode::Auto;
   size_t top = 10;

@@ -232,7 +232,7 @@ TEST(DetectAbnormal, SamplingNoiseOnFewSamplesIsNotAbnormal) {
   EXPECT_TRUE(relax);
   // Without the sampling test the ratio alone would flag the tail.
   DetectOptions ratio_only;
-  ratio_only.abnorm_sigma = 0;
+  ratio_only.noise_sigma = 0;
   res = Detect(h.psg, {run}, ratio_only);
   tail = false;
   for (const AbnormalVertex &a : res.abnormal)
@@ -665,6 +665,25 @@ TEST(DetectAutoScaling, TooLittleComputationAssumesWeakAndSaysSo) {
   DetectResult s = Detect(h.psg, runs, strong);
   EXPECT_EQ(s.scaling_used, ScalingMode::Strong);
   EXPECT_TRUE(s.scaling_reason.empty());
+}
+
+TEST(DetectNonScalable, GrowthOfAFewSamplesIsNoise) {
+  // 100 Hz, weak scaling: tail goes 1 -> 4 samples per rank (slope 0.67),
+  // relax 100 -> 300 samples; only relax is non-scalable.
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {1, 2, 4, 8}, [](int p, int) { return p == 8 ? 3.0 : 1.0 * (1 + p / 4.0); },
+      [](int p, int) { return p == 8 ? 0.04 : 0.01; });
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  o.min_share = 0;
+  DetectResult res = Detect(h.psg, runs, o);
+  bool relax = false;
+  for (const auto &ns : res.non_scalable) {
+    EXPECT_NE(ns.vertex, h.V(h.tail)) << "slope " << ns.slope;
+    relax |= ns.vertex == h.V(h.relax);
+  }
+  EXPECT_TRUE(relax);
 }
 
 TEST(DetectRanking, RootCausesOrderedByCost) {
