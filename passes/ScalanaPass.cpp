@@ -419,6 +419,12 @@ private:
     return st && st->isVolatile() && st->getValueOperand()->getType()->isIntegerTy(64) &&
            IsContextBase(st->getPointerOperand(), ctx);
   }
+  // The low half only, written by NarrowStores.
+  static bool IsNarrowVertexStore(const Instruction &i, const GlobalVariable *ctx) {
+    auto *st = dyn_cast<StoreInst>(&i);
+    return st && st->isVolatile() && st->getValueOperand()->getType()->isIntegerTy(32) &&
+           IsContextBase(st->getPointerOperand(), ctx);
+  }
   // Instructions that emit no code a sample could land in, or are our own
   // accesses to the context (depth, call-site slots).
   static bool IsTransparent(const Instruction &i, const GlobalVariable *ctx) {
@@ -427,9 +433,13 @@ private:
     if (auto *ii = dyn_cast<IntrinsicInst>(&i))
       return ii->getIntrinsicID() == Intrinsic::threadlocal_address;
     const Value *ptr = nullptr;
-    if (auto *st = dyn_cast<StoreInst>(&i); st && st->isVolatile())
+    if (auto *st = dyn_cast<StoreInst>(&i); st && st->isVolatile()) {
+      // A narrowed vertex store (below) relies on the store before it:
+      // never look through one.
+      if (IsNarrowVertexStore(i, ctx))
+        return false;
       ptr = st->getPointerOperand();
-    else if (auto *ld = dyn_cast<LoadInst>(&i); ld && ld->isVolatile())
+    } else if (auto *ld = dyn_cast<LoadInst>(&i); ld && ld->isVolatile())
       ptr = ld->getPointerOperand();
     else if (auto *gep = dyn_cast<GetElementPtrInst>(&i))
       ptr = gep; // address arithmetic on the context: folded into the access
@@ -485,7 +495,7 @@ private:
           if (value == held)
             dead.push_back(&i);
           held = value;
-        } else if (auto *call = dyn_cast<CallBase>(&i); call && !isa<IntrinsicInst>(call)) {
+        } else if (IsNarrowVertexStore(i, ctx) || (isa<CallBase>(i) && !isa<IntrinsicInst>(i))) {
           held = nullptr; // a callee sets its own vertices
         }
       }
@@ -493,7 +503,83 @@ private:
     }
     for (Instruction *i : dead)
       i->eraseFromParent();
-    return changed || !dead.empty();
+    changed |= !dead.empty();
+    return NarrowStores(f, ctx) || changed;
+  }
+
+  // A vertex id is <function hash, local index>; within one function's code
+  // (inlined callees included) most stores find the high 32 bits already
+  // holding the value they would write. Those become 32-bit stores of the
+  // low half: one instruction with an immediate instead of materialising a
+  // 64-bit constant, and the same value in memory, so readers see no
+  // difference. Known by a forward data flow over the CFG: the high half is
+  // known after a 64-bit store, unknown at entry, at landing pads and after
+  // any call that is not an intrinsic (a callee, or a library routine calling
+  // back into instrumented code, leaves its own vertex; setjmp may return
+  // from a longjmp).
+  static bool NarrowStores(Function &f, const GlobalVariable *ctx) {
+    constexpr int64_t kTop = -2, kUnknown = -1; // else the known high half
+    auto meet = [&](int64_t a, int64_t b) {
+      return a == kTop ? b : b == kTop ? a : a == b ? a : kUnknown;
+    };
+    auto transfer = [&](Instruction &i, int64_t state) {
+      if (IsVertexStore(i, ctx)) {
+        if (auto *v = dyn_cast<ConstantInt>(cast<StoreInst>(i).getValueOperand()))
+          return int64_t(v->getZExtValue() >> 32);
+        return kUnknown;
+      }
+      if (isa<CallBase>(i) && !isa<IntrinsicInst>(i))
+        return kUnknown;
+      return state; // a narrowed store keeps the high half
+    };
+    DenseMap<const BasicBlock *, int64_t> at_end;
+    auto state_in = [&](BasicBlock *bb) {
+      if (bb->isEntryBlock() || bb->isEHPad())
+        return kUnknown;
+      int64_t state = kTop;
+      for (BasicBlock *pred : predecessors(bb)) {
+        auto it = at_end.find(pred);
+        state = meet(state, it == at_end.end() ? kTop : it->second);
+      }
+      return state;
+    };
+    ReversePostOrderTraversal<Function *> rpo(&f);
+    // States only move down (unvisited, known, unknown): this terminates.
+    for (bool again = true; again;) {
+      again = false;
+      for (BasicBlock *bb : rpo) {
+        int64_t state = state_in(bb);
+        for (Instruction &i : *bb)
+          state = transfer(i, state);
+        auto it = at_end.find(bb);
+        if (it == at_end.end() || it->second != state) {
+          at_end[bb] = state;
+          again = true;
+        }
+      }
+    }
+    bool changed = false;
+    Type *i32 = Type::getInt32Ty(f.getContext());
+    for (BasicBlock *bb : rpo) {
+      int64_t state = state_in(bb);
+      for (Instruction &i : make_early_inc_range(*bb)) {
+        int64_t next = transfer(i, state);
+        auto *v = IsVertexStore(i, ctx)
+                      ? dyn_cast<ConstantInt>(cast<StoreInst>(i).getValueOperand())
+                      : nullptr;
+        if (v && state >= 0 && uint64_t(state) == v->getZExtValue() >> 32) {
+          auto *st = cast<StoreInst>(&i);
+          auto *low = new StoreInst(ConstantInt::get(i32, v->getZExtValue() & 0xffffffffu),
+                                    st->getPointerOperand(), /*isVolatile=*/true, Align(8),
+                                    st->getIterator());
+          low->setDebugLoc(st->getDebugLoc());
+          st->eraseFromParent();
+          changed = true;
+        }
+        state = next;
+      }
+    }
+    return changed;
   }
 };
 
