@@ -616,6 +616,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // A non-scalable vertex is problematic on the ranks where it takes at least
   // its median time: on a rank where it is quicker than usual it is not what
   // made that rank late (and the path should go on to what did).
+  // (MPI vertices are never root causes: they stay marked on every rank, so
+  // a path shows which waits are part of the loss.)
   std::unordered_map<VertexId, double> ns_median;
   for (VertexId v : non_scalable_set)
     if (const VertexSeries *s = big.Find(v))
@@ -623,6 +625,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   auto is_problematic = [&](VertexId v, int rank) {
     if (abnormal_big.count(StepKey(v, rank, false)))
       return true;
+    if (psg.vertex(v).kind == VertexKind::Mpi)
+      return non_scalable_set.count(v) > 0;
     auto it = ns_median.find(v);
     if (it == ns_median.end())
       return false;
