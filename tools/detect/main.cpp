@@ -34,14 +34,14 @@ int main(int argc, char **argv) {
                                               {"cluster", MergeStrategy::Cluster}};
   app.add_option("--merge", opts.merge, "merging of per-rank values before the scaling fit")
       ->transform(CLI::CheckedTransformer(merges, CLI::ignore_case))
-      ->default_str("mean");
+      ->option_text("max|mean|median|cluster (mean)");
   std::map<std::string, ScalingMode> scalings{
       {"strong", ScalingMode::Strong}, {"weak", ScalingMode::Weak}, {"auto", ScalingMode::Auto}};
   app.add_option("--scaling", opts.scaling,
                  "expected slope: strong = -1, weak = 0, auto = whichever of the two the "
                  "computation time per rank is nearer to")
       ->transform(CLI::CheckedTransformer(scalings, CLI::ignore_case))
-      ->default_str("auto");
+      ->option_text("strong|weak|auto (auto)");
   app.add_option("--top", opts.top, "how many root causes and non-scalable vertices to report")
       ->capture_default_str();
   app.add_option("--min-share", opts.min_share,
