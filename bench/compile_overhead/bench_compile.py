@@ -93,6 +93,20 @@ def text_bytes(objects):
     return total
 
 
+def instructions(command, env=None):
+    """Instructions the compiler executes (valgrind callgrind, all processes)."""
+    with tempfile.TemporaryDirectory() as d:
+        subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
+                        f"--callgrind-out-file={d}/cg.%p", *command], check=True, env=env,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        total = 0
+        for f in glob.glob(os.path.join(d, "cg.*")):
+            for line in open(f, errors="replace"):
+                if line.startswith("totals:"):
+                    total += int(line.split()[1])
+        return total
+
+
 def bench(name, sources, args):
     lines = sum(sum(1 for _ in open(s, errors="replace")) for s in sources)
     with tempfile.TemporaryDirectory() as out_dir:
@@ -124,6 +138,11 @@ def bench(name, sources, args):
             run_all(commands, env)
             text[config] = text_bytes(objects)
         size, functions, vertices = psg_size(objects, args.objcopy)
+        # Instruction counts do not scatter with the machine's load: one file.
+        counts = {}
+        if args.instructions:
+            for config, commands, env in configs:
+                counts[config] = instructions(commands[0], env)
     print(f"{name}: {len(sources)} files, {lines} lines, {args.rounds} rotating rounds at -O2,"
           f" compiler CPU time (user+sys)")
     for config in cpu:
@@ -139,6 +158,12 @@ def bench(name, sources, args):
         f"{config} {text[config]}" + ("" if config == "without plugin" else
                                       f" ({100 * (text[config] / base - 1):+.1f}%)")
         for config in text))
+    if counts:
+        base_count = counts["without plugin"]
+        print(f"  instructions ({os.path.basename(sources[0])}) " + ", ".join(
+            f"{config} {counts[config]:,}" + ("" if config == "without plugin" else
+                                              f" ({100 * (counts[config] / base_count - 1):+.2f}%)")
+            for config in counts))
     print(f"  PSG                    {size} record bytes, {functions} functions, {vertices} vertices"
           f" ({size / max(lines, 1):.1f} bytes per source line)")
     sys.stdout.flush()
@@ -152,6 +177,9 @@ def main():
     ap.add_argument("--generated-lines", type=int, default=10000,
                     help="also measure a generated C code base of at least this many lines (0: skip)")
     ap.add_argument("--rounds", type=int, default=5)
+    ap.add_argument("--instructions", action="store_true",
+                    help="also count the compiler's instructions on one file of each code base "
+                         "with valgrind (deterministic; about a minute per configuration)")
     ap.add_argument("--extra", nargs="*", default=[], help="extra compiler flags")
     args = ap.parse_args()
 
