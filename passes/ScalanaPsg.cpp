@@ -18,6 +18,7 @@
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/IntrinsicInst.h"
 #include "llvm/Support/JSON.h"
+#include "llvm/Support/Path.h"
 #include "llvm/Support/raw_ostream.h"
 
 #include <algorithm>
@@ -188,10 +189,33 @@ const DILocation *OwnLocation(const Instruction &inst) {
   return loc;
 }
 
-std::string FileOf(const DIScope *scope) {
-  if (!scope || !scope->getFile())
+// The source path as the analyzer will open it. docs/formats.md makes relative
+// names relative to the record's comp_dir, but a DIFile may carry a directory
+// of its own (clang shortens sources under its working directory to a name
+// relative to that directory, which need not be the compilation directory):
+// keep it whenever it is not comp_dir.
+std::string SourcePath(const DIFile *file, StringRef comp_dir) {
+  if (!file)
     return "";
-  return scope->getFilename().str();
+  StringRef name = file->getFilename(), dir = file->getDirectory();
+  if (name.empty() || sys::path::is_absolute(name) || dir.empty() || dir == comp_dir)
+    return name.str();
+  SmallString<256> path(dir);
+  sys::path::append(path, name);
+  return std::string(path.str());
+}
+
+// DIFiles are uniqued, but one file may still appear with and without a
+// checksum: compare by name and directory when the pointers differ.
+bool SameFile(const DIFile *a, const DIFile *b) {
+  return a == b ||
+         (a && b && a->getFilename() == b->getFilename() && a->getDirectory() == b->getDirectory());
+}
+
+std::string FileOf(const DISubprogram *sp) {
+  if (!sp || !sp->getFile())
+    return "";
+  return SourcePath(sp->getFile(), sp->getUnit() ? sp->getUnit()->getDirectory() : "");
 }
 
 // Line range of a set of blocks, restricted to locations in `file`.
@@ -454,7 +478,10 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
     psg.name = sp->getName().str();
   else
     psg.name = f.getName().str();
-  psg.file = sp ? FileOf(sp) : "";
+  psg.file = FileOf(sp);
+  // Locations are compared by DIFile, paths written via SourcePath.
+  const DIFile *fn_file = sp ? sp->getFile() : nullptr;
+  StringRef comp_dir = sp && sp->getUnit() ? sp->getUnit()->getDirectory() : StringRef();
   psg.line = sp ? sp->getLine() : 0;
 
   // --- Blocks, numbered; loop-aware reverse post-order.
@@ -789,7 +816,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       if (is_epilogue(inst))
         continue;
       else if (const DILocation *loc = OwnLocation(inst))
-        if (loc->getFilename() == psg.file)
+        if (SameFile(loc->getFile(), fn_file))
           range.Add(loc->getLine());
   };
   LineRange fn_range;
@@ -820,7 +847,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       LineRange range;
       if (r.kind == VertexKind::Branch)
         if (const DILocation *loc = OwnLocation(*blocks[r.head]->getTerminator()))
-          if (loc->getFilename() == psg.file)
+          if (SameFile(loc->getFile(), fn_file))
             range.first = range.last = loc->getLine();
       for (unsigned b : r.blocks.set_bits())
         add_block_lines(range, b);
@@ -836,8 +863,8 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       if (const DILocation *loc = OwnLocation(*it.call)) {
         vx.line = loc->getLine();
         vx.col = loc->getColumn();
-        if (loc->getFilename() != psg.file)
-          vx.file = loc->getFilename().str();
+        if (!SameFile(loc->getFile(), fn_file))
+          vx.file = SourcePath(loc->getFile(), comp_dir);
       }
       if (it.is_mpi) {
         vx.op = it.op;
