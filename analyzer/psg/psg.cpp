@@ -9,7 +9,6 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
-#include <cinttypes>
 #include <cstdio>
 #include <functional>
 #include <limits>
@@ -22,30 +21,6 @@ namespace scalana {
 namespace {
 
 using json = nlohmann::json;
-
-std::string Hex64(uint64_t v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "0x%016" PRIx64, v);
-  return buf;
-}
-
-bool ParseHex64(const std::string &s, uint64_t *out) {
-  if (s.size() < 3 || s[0] != '0' || (s[1] != 'x' && s[1] != 'X') || s.size() > 18)
-    return false;
-  uint64_t v = 0;
-  for (size_t i = 2; i < s.size(); ++i) {
-    char c = s[i];
-    int d = c >= '0' && c <= '9'   ? c - '0'
-            : c >= 'a' && c <= 'f' ? c - 'a' + 10
-            : c >= 'A' && c <= 'F' ? c - 'A' + 10
-                                   : -1;
-    if (d < 0)
-      return false;
-    v = v << 4 | uint64_t(d);
-  }
-  *out = v;
-  return true;
-}
 
 uint64_t SatAdd(uint64_t a, uint64_t b) {
   return a > std::numeric_limits<uint64_t>::max() - b ? std::numeric_limits<uint64_t>::max()
@@ -99,11 +74,14 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
   f.module = module;
   f.language = language;
   std::string hash = Get<std::string>(jf, "hash", "", w, where);
-  if (!ParseHex64(hash, &f.hash))
+  try {
+    f.hash = ParseId(hash);
+  } catch (const Error &) {
     Fail(w, where + ": bad hash '" + hash + "'");
+  }
   uint64_t expect = scalana_function_hash(f.key.data(), f.key.size());
   if (f.hash != expect)
-    Fail(w, where + ": hash " + hash + " is not the hash of its key (" + Hex64(expect) + ")");
+    Fail(w, where + ": hash " + hash + " is not the hash of its key (" + FormatId(expect) + ")");
   f.loc.file = Get<std::string>(jf, "file", module, w, where);
   f.loc.line = Get<uint32_t>(jf, "line", 0, w, where);
   f.loc.end_line = Get<uint32_t>(jf, "end_line", f.loc.line, w, where);
@@ -218,7 +196,7 @@ bool SameShape(const LocalPsg &a, const LocalPsg &b) {
 } // namespace
 
 std::string PsgIdOf(const std::vector<uint8_t> &bytes) {
-  return Hex64(scalana_fnv1a64(bytes.data(), bytes.size()));
+  return FormatId(scalana_fnv1a64(bytes.data(), bytes.size()));
 }
 
 std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes) {
@@ -279,7 +257,7 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
       auto h = by_hash.find(f.hash);
       if (h != by_hash.end())
         throw Error(w.Str() + ": functions '" + out[h->second].key + "' and '" + f.key +
-                    "' have the same hash " + Hex64(f.hash) +
+                    "' have the same hash " + FormatId(f.hash) +
                     ": their vertex ids cannot be told apart; rename one of them");
       by_key.emplace(f.key, out.size());
       by_hash.emplace(f.hash, out.size());
@@ -992,7 +970,7 @@ Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
     auto [it, fresh] = m.by_hash.emplace(m.fns[i].hash, int32_t(i));
     if (!fresh)
       throw Error("functions '" + m.fns[it->second].key + "' and '" + f.key +
-                  "' have the same hash " + Hex64(h) + "; rename one of them");
+                  "' have the same hash " + FormatId(h) + "; rename one of them");
   }
   // flang-new-19 emits `main` calling the program unit `_QQmain`; older
   // flang put `main` in its runtime, which is not instrumented.
@@ -1323,7 +1301,7 @@ std::string Psg::ToJson() const {
   json fns = json::array();
   for (const LocalPsg &f : m.fns)
     fns.push_back(
-        {{"key", f.key}, {"name", f.name}, {"module", f.module}, {"hash", Hex64(f.hash)}});
+        {{"key", f.key}, {"name", f.name}, {"module", f.module}, {"hash", FormatId(f.hash)}});
   j["functions"] = std::move(fns);
   j["root"] = m.root;
   j["extra_roots"] = m.extra_roots;
