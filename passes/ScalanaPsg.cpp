@@ -189,6 +189,31 @@ const DILocation *OwnLocation(const Instruction &inst) {
   return loc;
 }
 
+// Iterative depth-first post-order of the nodes reachable from `start`
+// (recursion would overflow the stack on generated code with huge CFGs).
+// `succs(v)` lists v's successors; the last one listed is visited first.
+template <typename Succs>
+void AppendPostOrder(unsigned start, unsigned num_nodes, Succs succs, std::vector<unsigned> &out) {
+  std::vector<char> seen(num_nodes, 0);
+  std::vector<std::pair<unsigned, std::vector<unsigned>>> stack;
+  seen[start] = 1;
+  stack.push_back({start, succs(start)});
+  while (!stack.empty()) {
+    auto &[v, next] = stack.back();
+    if (!next.empty()) {
+      unsigned s = next.back();
+      next.pop_back();
+      if (!seen[s]) {
+        seen[s] = 1;
+        stack.push_back({s, succs(s)});
+      }
+      continue;
+    }
+    out.push_back(v);
+    stack.pop_back();
+  }
+}
+
 // The source path as the analyzer will open it. docs/formats.md makes relative
 // names relative to the record's comp_dir, but a DIFile may carry a directory
 // of its own (clang shortens sources under its working directory to a name
@@ -273,8 +298,6 @@ public:
     }
     // Post-order of the reverse graph from the virtual exit.
     std::vector<unsigned> order;
-    std::vector<char> seen(n + 1, 0);
-    std::vector<std::pair<unsigned, std::vector<unsigned>>> stack;
     auto reverse_succs = [&](unsigned v) {
       std::vector<unsigned> out;
       if (v == exit) {
@@ -290,22 +313,7 @@ public:
       }
       return out;
     };
-    seen[exit] = 1;
-    stack.push_back({exit, reverse_succs(exit)});
-    while (!stack.empty()) {
-      auto &[v, succs] = stack.back();
-      if (!succs.empty()) {
-        unsigned s = succs.back();
-        succs.pop_back();
-        if (!seen[s]) {
-          seen[s] = 1;
-          stack.push_back({s, reverse_succs(s)});
-        }
-        continue;
-      }
-      order.push_back(v);
-      stack.pop_back();
-    }
+    AppendPostOrder(exit, n + 1, reverse_succs, order);
     std::vector<unsigned> po_number(n + 1, ~0u);
     for (unsigned i = 0; i < order.size(); ++i)
       po_number[order[i]] = i;
@@ -566,7 +574,6 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   std::vector<unsigned> rpo_number(n, ~0u);
   {
     std::vector<unsigned> post;
-    std::vector<char> seen(n, 0);
     auto ordered_succs = [&](unsigned b) {
       std::vector<unsigned> in_loop_succs, leaving;
       Loop *l = ext_loop_of[b];
@@ -580,23 +587,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       out.insert(out.end(), leaving.rbegin(), leaving.rend());
       return out;
     };
-    std::vector<std::pair<unsigned, std::vector<unsigned>>> stack;
-    seen[0] = 1;
-    stack.push_back({0, ordered_succs(0)});
-    while (!stack.empty()) {
-      auto &[v, succs] = stack.back();
-      if (!succs.empty()) {
-        unsigned s = succs.back();
-        succs.pop_back();
-        if (!seen[s]) {
-          seen[s] = 1;
-          stack.push_back({s, ordered_succs(s)});
-        }
-        continue;
-      }
-      post.push_back(v);
-      stack.pop_back();
-    }
+    AppendPostOrder(0, n, ordered_succs, post);
     for (unsigned i = 0; i < post.size(); ++i)
       rpo_number[post[post.size() - 1 - i]] = i;
   }
