@@ -17,6 +17,7 @@ The root-cause line is found by grepping the source for the marker comment
 (`// ROOT CAUSE` in C/C++, `! ROOT CAUSE` in Fortran), never hard-coded.
 """
 import argparse
+import atexit
 import gzip
 import json
 import os
@@ -24,6 +25,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 
 # A root cause scored at or above this is "high": with nothing injected no
 # root cause may reach it. Injected causes score 0.06-0.11 on these examples,
@@ -223,6 +225,12 @@ def stage_sizes(args):
 
 
 def main():
+    # Open MPI 4.1 races when concurrent launches create the shared session
+    # directory under one TMPDIR ("mkdir ... File exists"); tests run in
+    # parallel, so this one's launches get a TMPDIR of their own.
+    session_tmp = tempfile.mkdtemp(prefix="scalana-test-")
+    atexit.register(shutil.rmtree, session_tmp, True)
+    os.environ["TMPDIR"] = session_tmp
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["build", "psg", "prof", "show", "detect", "sizes"])

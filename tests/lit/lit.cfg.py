@@ -20,7 +20,12 @@ config.substitutions.append(("%plugin", config.scalana_plugin))
 config.substitutions.append(("%clangxx", config.scalana_clangxx))
 config.substitutions.append(("%clang", config.scalana_clang))
 config.substitutions.append(("%mpi_include", config.mpi_include_dir))
-config.substitutions.append(("%mpirun", config.mpirun))
+# Each test launches MPI with a session directory of its own: Open MPI 4.1
+# races when two launches create the shared one under lit's fresh TMPDIR
+# ("mkdir ... File exists"). Config substitutions run before lit's own, so
+# %t below is still expanded.
+config.substitutions.append(
+    ("%mpirun", "mkdir -p %t.ompi && env TMPDIR=%t.ompi " + config.mpirun))
 config.substitutions.append(("%cmake_generator", config.cmake_generator))
 config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%make_program", config.make_program))

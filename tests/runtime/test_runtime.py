@@ -10,6 +10,7 @@ samples and big ratios keep the checks deterministic on 2 oversubscribed
 cores.
 """
 import argparse
+import atexit
 import glob
 import gzip
 import json
@@ -376,6 +377,12 @@ CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case
 
 
 def main():
+    # Open MPI 4.1 races when concurrent launches create the shared session
+    # directory under one TMPDIR ("mkdir ... File exists"); tests run in
+    # parallel, so this one's launches get a TMPDIR of their own.
+    session_tmp = tempfile.mkdtemp(prefix="scalana-test-")
+    atexit.register(shutil.rmtree, session_tmp, True)
+    os.environ["TMPDIR"] = session_tmp
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--case", required=True, choices=sorted(CASES))
