@@ -98,6 +98,8 @@ std::string Fmt(const char *fmt, double x) {
   return buf;
 }
 
+std::string RankCount(int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); }
+
 std::string RankList(const std::vector<int> &ranks, size_t max = 16) {
   std::string s;
   for (size_t i = 0; i < ranks.size() && i < max; ++i)
@@ -232,8 +234,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "ScalAna scaling-loss report\n";
   out << "binary: " << in.binary << "\nruns:";
   for (const Run &run : in.runs)
-    out << "  " << run.label << " (" << run.world_size
-        << (run.world_size == 1 ? " rank, " : " ranks, ") << Fmt("%.3f", run.total_time) << " s)";
+    out << "  " << run.label << " (" << RankCount(run.world_size) << ", "
+        << Fmt("%.3f", run.total_time) << " s)";
   out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
     out << " -> " << ToString(r.scaling_used);
@@ -248,8 +250,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   for (const std::string &w : r.warnings)
     out << "warning: " << w << "\n";
 
-  out << "\n== Root causes (backtracking on " << big.label << ", " << big.world_size
-      << " ranks) ==\n";
+  out << "\n== Root causes (backtracking on " << big.label << ", " << RankCount(big.world_size)
+      << ") ==\n";
   if (r.root_causes.empty())
     out << "none found: no backtracking path reached a problematic computation vertex\n";
   int n = 0;
@@ -450,7 +452,7 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
 )";
   out << "<p>binary <code>" << HtmlEscape(in.binary) << "</code>; runs:";
   for (const Run &run : in.runs)
-    out << " <code>" << HtmlEscape(run.label) << "</code> (" << run.world_size << " ranks, "
+    out << " <code>" << HtmlEscape(run.label) << "</code> (" << RankCount(run.world_size) << ", "
         << Fmt("%.3f", run.total_time) << " s)";
   out << "; merge " << ToString(in.options.merge) << ", scaling " << ToString(in.options.scaling)
       << ", expected slope " << Fmt("%.2f", r.expected_slope) << "</p>\n";
