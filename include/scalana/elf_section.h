@@ -16,26 +16,28 @@
 namespace scalana {
 
 struct ElfInfo {
-  std::vector<uint8_t> section;  // contents of the requested section
+  std::vector<uint8_t> section; // contents of the requested section
   bool has_section = false;
-  std::string build_id;          // hex, empty when the note is absent
+  std::string build_id; // hex, empty when the note is absent
 };
 
 // Returns std::nullopt and sets *error when the file is unreadable or not a
 // 64-bit little-endian ELF file.
-inline std::optional<ElfInfo> ReadElf(const std::string &path,
-                                      std::string_view section_name,
+inline std::optional<ElfInfo> ReadElf(const std::string &path, std::string_view section_name,
                                       std::string *error) {
   auto fail = [&](std::string msg) -> std::optional<ElfInfo> {
-    if (error) *error = path + ": " + msg;
+    if (error)
+      *error = path + ": " + msg;
     return std::nullopt;
   };
   FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f) return fail(std::strerror(errno));
+  if (!f)
+    return fail(std::strerror(errno));
   std::vector<uint8_t> data;
   uint8_t buf[1 << 16];
   size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) data.insert(data.end(), buf, buf + n);
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
+    data.insert(data.end(), buf, buf + n);
   std::fclose(f);
   if (data.size() < sizeof(Elf64_Ehdr) || std::memcmp(data.data(), ELFMAG, SELFMAG) != 0)
     return fail("not an ELF file");
@@ -53,14 +55,17 @@ inline std::optional<ElfInfo> ReadElf(const std::string &path,
   std::vector<Elf64_Shdr> sh(eh.e_shnum);
   std::memcpy(sh.data(), data.data() + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
   const Elf64_Shdr &strtab = sh[eh.e_shstrndx];
-  if (!in_bounds(strtab.sh_offset, strtab.sh_size)) return fail("corrupt section names");
+  if (!in_bounds(strtab.sh_offset, strtab.sh_size))
+    return fail("corrupt section names");
   ElfInfo info;
   for (const Elf64_Shdr &s : sh) {
-    if (s.sh_name >= strtab.sh_size) continue;
+    if (s.sh_name >= strtab.sh_size)
+      continue;
     const char *name = reinterpret_cast<const char *>(data.data() + strtab.sh_offset + s.sh_name);
     size_t max = strtab.sh_size - s.sh_name;
     std::string_view nm(name, strnlen(name, max));
-    if (s.sh_type == SHT_NOBITS || !in_bounds(s.sh_offset, s.sh_size)) continue;
+    if (s.sh_type == SHT_NOBITS || !in_bounds(s.sh_offset, s.sh_size))
+      continue;
     const uint8_t *p = data.data() + s.sh_offset;
     if (nm == section_name) {
       info.section.assign(p, p + s.sh_size);
@@ -83,4 +88,4 @@ inline std::optional<ElfInfo> ReadElf(const std::string &path,
   return info;
 }
 
-}  // namespace scalana
+} // namespace scalana

@@ -34,16 +34,11 @@ static inline uint64_t scalana_function_hash(const char *key, size_t n) {
   return (scalana_fnv1a64(key, n) | (UINT64_C(1) << 63)) & SCALANA_FN_MASK;
 }
 
-static inline uint64_t scalana_vertex_id(uint64_t function_hash,
-                                         uint32_t local) {
+static inline uint64_t scalana_vertex_id(uint64_t function_hash, uint32_t local) {
   return (function_hash & SCALANA_FN_MASK) | ((uint64_t)local & SCALANA_LOCAL_MASK);
 }
 
-static inline uint64_t scalana_id_function(uint64_t id) {
-  return id & SCALANA_FN_MASK;
-}
-static inline uint32_t scalana_id_local(uint64_t id) {
-  return (uint32_t)(id & SCALANA_LOCAL_MASK);
-}
+static inline uint64_t scalana_id_function(uint64_t id) { return id & SCALANA_FN_MASK; }
+static inline uint32_t scalana_id_local(uint64_t id) { return (uint32_t)(id & SCALANA_LOCAL_MASK); }
 
 #endif

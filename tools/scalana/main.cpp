@@ -25,7 +25,8 @@ constexpr Subcommand kSubcommands[] = {
 
 void PrintUsage(FILE *out) {
   std::fprintf(out, "usage: scalana <command> [options]\n\ncommands:\n");
-  for (const auto &s : kSubcommands) std::fprintf(out, "  %-8s %s\n", s.name, s.help);
+  for (const auto &s : kSubcommands)
+    std::fprintf(out, "  %-8s %s\n", s.name, s.help);
   std::fprintf(out, "\n'scalana <command> --help' describes each command.\n"
                     "Compile with scalana-cc, scalana-cxx or scalana-fc first.\n");
 }
@@ -33,13 +34,14 @@ void PrintUsage(FILE *out) {
 std::string SelfDir() {
   char buf[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
+  if (n <= 0)
+    return ".";
   buf[n] = '\0';
   std::string path(buf);
   return path.substr(0, path.rfind('/'));
 }
 
-}  // namespace
+} // namespace
 
 int main(int argc, char **argv) {
   if (argc < 2 || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "--help")) {
@@ -51,7 +53,8 @@ int main(int argc, char **argv) {
     return 0;
   }
   for (const auto &s : kSubcommands) {
-    if (std::strcmp(argv[1], s.name) != 0) continue;
+    if (std::strcmp(argv[1], s.name) != 0)
+      continue;
     std::string exe = SelfDir() + "/scalana-" + s.name;
     argv[1] = const_cast<char *>(exe.c_str());
     execv(exe.c_str(), argv + 1);
