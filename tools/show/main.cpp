@@ -230,6 +230,9 @@ int main(int argc, char **argv) {
   } catch (const scalana::Error &e) {
     std::fprintf(stderr, "scalana show: %s\n", e.what());
     return 1;
+  } catch (const std::exception &e) { // a bug, not bad input: still no abort
+    std::fprintf(stderr, "scalana show: internal error: %s\n", e.what());
+    return 1;
   }
   return 0;
 }
