@@ -3,6 +3,8 @@
 // so every rank runs this first: it validates the SCALANA_* options (from the
 // command line and the environment) before anything starts, prepares the run
 // directory, preloads libscalana-rt.so and execs the program.
+#include "../self_path.h"
+
 #include "config.h"
 
 #include <CLI/CLI.hpp>
@@ -32,15 +34,6 @@ using scalana::config::Type;
   std::exit(code);
 }
 
-std::string SelfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return ".";
-  std::string path(buf, size_t(n));
-  return path.substr(0, path.rfind('/'));
-}
-
 bool IsFile(const std::string &p) {
   struct stat st;
   return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode);
@@ -49,7 +42,7 @@ bool IsFile(const std::string &p) {
 // The runtime library next to this executable: build tree (build*/bin and
 // build*/lib) or an installation (bin and lib, or a multiarch lib dir).
 std::string FindRuntime() {
-  std::string dir = SelfDir();
+  std::string dir = scalana::ExecutableDir();
   for (const char *rel : {"/../lib/", "/../lib64/", "/../lib/x86_64-linux-gnu/"}) {
     std::string candidate = dir + rel + "libscalana-rt.so";
     if (IsFile(candidate)) {

@@ -2,6 +2,8 @@
 // executable `scalana-SUBCOMMAND` beside this one, so the stages stay separate
 // programs with separate dependencies (the profiler launcher must start fast
 // and link nothing of the analyzer).
+#include "../self_path.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -31,16 +33,6 @@ void PrintUsage(FILE *out) {
                     "Compile with scalana-cc, scalana-cxx or scalana-fc first.\n");
 }
 
-std::string SelfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return ".";
-  buf[n] = '\0';
-  std::string path(buf);
-  return path.substr(0, path.rfind('/'));
-}
-
 } // namespace
 
 int main(int argc, char **argv) {
@@ -55,7 +47,7 @@ int main(int argc, char **argv) {
   for (const auto &s : kSubcommands) {
     if (std::strcmp(argv[1], s.name) != 0)
       continue;
-    std::string exe = SelfDir() + "/scalana-" + s.name;
+    std::string exe = scalana::ExecutableDir() + "/scalana-" + s.name;
     argv[1] = const_cast<char *>(exe.c_str());
     execv(exe.c_str(), argv + 1);
     std::fprintf(stderr, "scalana: cannot run %s: %s\n", exe.c_str(), std::strerror(errno));

@@ -9,6 +9,8 @@
 //              -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1;
 //   linking:   the MPI link flags, -Wl,--export-dynamic-symbol=__scalana_ctx
 //              (so the preloaded runtime finds the context) and -Wl,--build-id.
+#include "../self_path.h"
+
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -118,20 +120,10 @@ bool FileExists(const std::string &path) {
   return stat(path.c_str(), &st) == 0;
 }
 
-std::string SelfDir() {
-  char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0)
-    return ".";
-  buf[n] = '\0';
-  std::string path(buf);
-  return path.substr(0, path.rfind('/'));
-}
-
 // The plugin and the Fortran module live beside the wrapper's bin/ directory
 // both in the build tree (build/lib, build/include) and after installation.
 std::string FindBesideBin(const std::vector<std::string> &relative) {
-  std::string prefix = SelfDir() + "/..";
+  std::string prefix = ExecutableDir() + "/..";
   for (const std::string &rel : relative)
     if (FileExists(prefix + "/" + rel))
       return prefix + "/" + rel;
@@ -286,7 +278,8 @@ int Run(int argc, char **argv) {
       std::fprintf(stderr,
                    "%s: error: cannot find the pass plugin ScalanaPass.so (looked in %s/../lib and "
                    "%s/../%s); set SCALANA_PLUGIN to its path or reinstall ScalAna\n",
-                   WrapperName(), SelfDir().c_str(), SelfDir().c_str(), SCALANA_REL_LIBDIR);
+                   WrapperName(), ExecutableDir().c_str(), ExecutableDir().c_str(),
+                   SCALANA_REL_LIBDIR);
       return 2;
     }
     cmd.push_back("-fpass-plugin=" + plugin);
