@@ -503,6 +503,25 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   }
   const unsigned n = blocks.size();
 
+  // Adds to `set` every block reachable from `seeds` through blocks that
+  // `admit` accepts, seeds included.
+  auto flood = [&](BitVector &set, ArrayRef<unsigned> seeds, auto admit) {
+    std::vector<unsigned> work;
+    auto visit = [&](unsigned b) {
+      if (!set.test(b) && admit(b)) {
+        set.set(b);
+        work.push_back(b);
+      }
+    };
+    for (unsigned b : seeds)
+      visit(b);
+    while (!work.empty()) {
+      unsigned y = work.back();
+      work.pop_back();
+      for (BasicBlock *sb : successors(blocks[y]))
+        visit(index.lookup(sb));
+    }
+  };
   // Loop bodies as the source has them. A natural loop excludes the blocks
   // of a `break` or `return` path (they cannot reach the back edge), yet the
   // source puts that code in the loop. A loop's extended body adds the blocks
@@ -520,49 +539,18 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
     l->getExitEdges(exits);
     SmallVector<BasicBlock *, 4> latches;
     l->getLoopLatches(latches);
-    std::vector<unsigned> work;
     BitVector after_loop(n);
-    bool has_main_exit = false;
-    for (auto &[from, to] : exits)
-      if (from == l->getHeader() || is_contained(latches, from)) {
-        has_main_exit = true;
-        unsigned t = index.lookup(to);
-        if (!after_loop.test(t)) {
-          after_loop.set(t);
-          work.push_back(t);
-        }
-      }
-    while (!work.empty()) {
-      unsigned y = work.back();
-      work.pop_back();
-      for (BasicBlock *sb : successors(blocks[y])) {
-        unsigned si = index.lookup(sb);
-        if (!after_loop.test(si)) {
-          after_loop.set(si);
-          work.push_back(si);
-        }
-      }
+    SmallVector<unsigned, 4> main_exits, all_exits;
+    for (auto &[from, to] : exits) {
+      all_exits.push_back(index.lookup(to));
+      if (from == l->getHeader() || is_contained(latches, from))
+        main_exits.push_back(index.lookup(to));
     }
-    if (has_main_exit) {
-      for (auto &[from, to] : exits) {
-        unsigned t = index.lookup(to);
-        if (after_loop.test(t) || bv.test(t) || !dt.dominates(l->getHeader(), to))
-          continue;
-        bv.set(t);
-        work.push_back(t);
-      }
-      while (!work.empty()) {
-        unsigned y = work.back();
-        work.pop_back();
-        for (BasicBlock *sb : successors(blocks[y])) {
-          unsigned si = index.lookup(sb);
-          if (after_loop.test(si) || bv.test(si) || !dt.dominates(l->getHeader(), sb))
-            continue;
-          bv.set(si);
-          work.push_back(si);
-        }
-      }
-    }
+    flood(after_loop, main_exits, [](unsigned) { return true; });
+    if (!main_exits.empty())
+      flood(bv, all_exits, [&](unsigned b) {
+        return !after_loop.test(b) && dt.dominates(l->getHeader(), blocks[b]);
+      });
     // Pre-order: inner loops come later and overwrite.
     for (unsigned b : bv.set_bits())
       ext_loop_of[b] = l;
