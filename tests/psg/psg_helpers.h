@@ -92,4 +92,16 @@ inline std::string SummaryLine(const Psg &psg) {
   return "";
 }
 
+// The paper's Fig. 4(c): the Fig. 3 program contracted with MaxLoopDepth=1,
+// whether its PSG was built in memory or parsed from section bytes.
+inline constexpr const char *kFig3MaxLoopDepth1 = "Root main fig3.c:20-36\n"
+                                                  "  MPI MPI_Init fig3.c:22\n"
+                                                  "  Loop fig3.c:25-34\n"
+                                                  "    Comp fig3.c:27-30\n"
+                                                  "    Branch fig3.c:12-15 (in foo)\n"
+                                                  "      MPI MPI_Send fig3.c:13 (arm 0) (in foo)\n"
+                                                  "      MPI MPI_Recv fig3.c:15 (arm 1) (in foo)\n"
+                                                  "    MPI MPI_Bcast fig3.c:32\n"
+                                                  "  MPI MPI_Finalize fig3.c:35\n";
+
 } // namespace scalana::test

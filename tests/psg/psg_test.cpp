@@ -61,15 +61,7 @@ TEST(PsgFig3, MaxLoopDepthOneFoldsTheInnerLoopsIntoOneComp) {
   opts.max_loop_depth = 1;
   Psg psg = Psg::Build(Fig3(), opts);
   psg.ExpandAll();
-  EXPECT_EQ(Tree(psg), "Root main fig3.c:20-36\n"
-                       "  MPI MPI_Init fig3.c:22\n"
-                       "  Loop fig3.c:25-34\n"
-                       "    Comp fig3.c:27-30\n"
-                       "    Branch fig3.c:12-15 (in foo)\n"
-                       "      MPI MPI_Send fig3.c:13 (arm 0) (in foo)\n"
-                       "      MPI MPI_Recv fig3.c:15 (arm 1) (in foo)\n"
-                       "    MPI MPI_Bcast fig3.c:32\n"
-                       "  MPI MPI_Finalize fig3.c:35\n");
+  EXPECT_EQ(Tree(psg), test::kFig3MaxLoopDepth1);
   EXPECT_EQ(SummaryLine(psg), "summary: 10 vertices before contraction, 9 after; loop 1, "
                               "branch 1, comp 1, mpi 5, call 0");
   PsgStats s = psg.Stats();
