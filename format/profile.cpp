@@ -21,7 +21,7 @@ namespace {
 using json = nlohmann::json;
 
 constexpr const char *kFormatName = "scalana-profile";
-constexpr int kFormatVersion = 1;
+constexpr int kFormatVersion = 2; // 2: contexts are frames, not instrumentation ids
 
 json MetaToJson(const ProfileMeta &m) {
   json s = {{"source", m.sampling.source},
@@ -123,8 +123,6 @@ Profile FromJson(const json &j) {
     Context ctx;
     for (const json &id : c)
       ctx.push_back(ParseId(id.get<std::string>()));
-    if (ctx.empty())
-      throw Error("empty context");
     p.contexts.push_back(std::move(ctx));
   }
   p.comms = j.at("comms").get<std::vector<std::vector<int>>>();

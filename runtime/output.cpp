@@ -131,12 +131,18 @@ Profile Snapshot(bool complete, int rank) {
       p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") + line;
     }
   }
-  if (r.errors.count("ctx_missing"))
+  if (p.meta.psg_id.empty())
     p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") +
-                            "binary not built with scalana-cc/-cxx/-fc: samples and MPI calls "
-                            "are attributed to the unknown context 0x0";
+                            "binary not built with scalana-cc/-cxx/-fc (no PSG): its frames "
+                            "cannot be mapped to source structure";
   p.ranks.push_back(std::move(r));
   return p;
+}
+
+// Counts kept beside the errors that are facts about the run, not failures.
+bool IsInformational(const std::string &what) {
+  return what == "stack_truncated" || what == "samples_in_profiler" ||
+         what.rfind("ended_by_", 0) == 0;
 }
 
 int FallbackRank() {
@@ -229,7 +235,7 @@ void WriteFinalProfile() noexcept {
       samples += r.samples;
       dropped += r.samples_dropped;
       for (const auto &[what, n] : r.errors)
-        if (what != "ctx_missing")
+        if (!IsInformational(what))
           errors += n;
     }
     if (Verbose() || dropped || errors || missing)

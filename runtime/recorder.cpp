@@ -114,24 +114,6 @@ uint32_t InternLocked(State &s, Context &&c) {
   return index;
 }
 
-Context CurrentContext() {
-  Context c;
-  ThreadSamples *t = CurrentThread();
-  const volatile ScalanaThreadContext *ctx = t ? t->ctx : nullptr;
-  if (!ctx) {
-    c.push_back(0); // unknown: binary not built with the wrappers
-    return c;
-  }
-  uint32_t depth = ctx->depth;
-  if (depth > SCALANA_CTX_STACK_CAP)
-    depth = 0; // truncated: only vertex is right
-  c.reserve(depth + 1);
-  for (uint32_t i = 0; i < depth; ++i)
-    c.push_back(uint64_t(ctx->call_sites[i]));
-  c.push_back(uint64_t(ctx->vertex));
-  return c;
-}
-
 uint32_t CommIndexLocked(State &s, std::vector<int> members) {
   auto [it, fresh] = s.comm_index.emplace(members, uint32_t(s.comms.size()));
   if (fresh)
@@ -229,8 +211,25 @@ MpiCall::MpiCall(const char *, MpiClass) noexcept {
   // Calls made from inside another wrapped call belong to the outer one.
   if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
     return;
+  // The calling context, unwound once per call: the program's frames (the
+  // innermost names the MPI call site). While the call runs, samples of this
+  // thread take this context instead of unwinding through the MPI library.
+  uint64_t frames[kMaxProgramFrames + 1];
+  ThreadSamples *t = CurrentThread();
+  if (t)
+    t->unwinding = 1; // libunwind's per-thread cache: the handler must not re-enter it
+  uint32_t n = CaptureContext(0, frames);
+  if (t) {
+    for (uint32_t i = 0; i < n; ++i)
+      t->mpi_frames[i] = frames[i];
+    std::atomic_signal_fence(std::memory_order_release); // frames before their length
+    t->mpi_frames_length = n;
+    std::atomic_signal_fence(std::memory_order_release);
+    t->unwinding = 0;
+    thread_ = t;
+  }
   try {
-    Context c = CurrentContext();
+    Context c(frames, frames + n);
     State &s = S();
     std::lock_guard<std::mutex> lock(s.mu);
     ctx_ = InternLocked(s, std::move(c));
@@ -259,6 +258,8 @@ void MpiCall::Stop() noexcept {
 
 MpiCall::~MpiCall() {
   --tl_nesting;
+  if (thread_)
+    thread_->mpi_frames_length = 0;
   if (!active_)
     return;
   Stop();
@@ -641,15 +642,16 @@ void SnapshotMpi(Profile &p, RankData &r) {
   for (ThreadSamples *t = FirstThreadSamples(); t; t = t->next) {
     r.samples += t->samples;
     r.samples_dropped += t->dropped;
-    if (t->ctx_missing)
-      r.errors["ctx_missing"] += t->ctx_missing;
-    if (t->ctx_truncated)
-      r.errors["ctx_truncated"] += t->ctx_truncated;
+    if (t->truncated)
+      r.errors["stack_truncated"] += t->truncated;
+    if (t->in_profiler)
+      r.errors["samples_in_profiler"] += t->in_profiler;
     for (uint32_t i = 0; i < kSampleSlots; ++i) {
       const SampleSlot &slot = t->slots[i];
       if (!slot.hash)
         continue;
-      Context c(t->ids + slot.ids_offset, t->ids + slot.ids_offset + slot.ids_length);
+      Context c(t->frames + slot.frames_offset,
+                t->frames + slot.frames_offset + slot.frames_length);
       uint32_t ctx = InternLocked(s, std::move(c));
       VertexRow &row = rows[ctx];
       row.ctx = ctx;

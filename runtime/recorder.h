@@ -16,6 +16,8 @@
 
 namespace scalana::rt {
 
+struct ThreadSamples;
+
 // One MPI call in progress: captures the caller's context and the start time;
 // its destructor adds calls/time/bytes to the context's MPI row. Inactive for
 // calls made from inside another wrapped call (MPI implementations may call
@@ -37,6 +39,7 @@ public:
   void add_bytes(uint64_t b) { bytes_ += b; }
 
 private:
+  ThreadSamples *thread_ = nullptr; // the calling thread's table, if sampled
   bool active_ = false, stopped_ = false;
   uint32_t ctx_ = 0, dep_weight_ = 1;
   double start_ = 0, seconds_ = 0;

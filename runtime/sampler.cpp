@@ -6,6 +6,7 @@
 #include "signal_safe/signal_safe_entry.h"
 
 #include <dlfcn.h>
+#include <link.h>
 #include <papi.h>
 #include <pthread.h>
 #include <signal.h>
@@ -28,6 +29,30 @@ std::atomic<int> g_threads{0};
 ThreadSamples *g_main_thread = nullptr; // PAPI_thread_init registers it itself
 std::mutex g_errors_mutex;
 std::map<std::string, uint64_t> *g_errors; // leaked on purpose: used from atexit paths
+
+// The executable's code segments: the frames the analyzer can map to PSG
+// vertices. dl_iterate_phdr lists the main program first.
+int FirstObjectText(struct dl_phdr_info *info, size_t, void *data) {
+  auto *text = static_cast<ProgramText *>(data);
+  text->base = info->dlpi_addr;
+  for (int i = 0; i < info->dlpi_phnum; ++i) {
+    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
+    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
+      continue;
+    uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
+    if (!text->hi || lo < text->lo)
+      text->lo = lo;
+    if (hi > text->hi)
+      text->hi = hi;
+  }
+  return 1; // the first object only
+}
+
+ProgramText FindProgramText() {
+  ProgramText text;
+  dl_iterate_phdr(FirstObjectText, &text);
+  return text;
+}
 
 unsigned long PapiThreadId() { return static_cast<unsigned long>(pthread_self()); }
 
@@ -207,9 +232,7 @@ void *Trampoline(void *p) {
   ThreadSamples *t = NewThreadSamples();
   tls_samples = t;
   if (t) {
-    // dlsym of a TLS symbol yields the calling thread's copy.
-    t->ctx =
-        static_cast<const volatile ScalanaThreadContext *>(dlsym(RTLD_DEFAULT, SCALANA_CTX_SYMBOL));
+    PrepareUnwinding();
     g_threads.fetch_add(1);
     StartThread(t);
   } else {
@@ -292,8 +315,8 @@ void InitSampling() {
     CountError("thread_table_alloc");
     return;
   }
-  t->ctx =
-      static_cast<const volatile ScalanaThreadContext *>(dlsym(RTLD_DEFAULT, SCALANA_CTX_SYMBOL));
+  SetProgramText(FindProgramText());
+  PrepareUnwinding();
   g_threads.store(1);
   g_main_thread = t;
   ChooseSource(t);

@@ -1,9 +1,13 @@
 #include "detect/load.h"
 
+#include "frames.h"
+
 #include "scalana/elf_section.h"
 #include "scalana/psg_format.h"
 
 #include <sys/stat.h>
+
+#include <algorithm>
 
 namespace scalana {
 
@@ -35,6 +39,22 @@ void CheckProfileMatchesBinary(const Profile &profile, const std::string &label,
                 "Pass the profiled binary "
                 "with --binary PATH, or profile again");
 }
+
+namespace {
+// The functions most often met on stacks without a PSG record: what the
+// contexts that do not fit ran in.
+std::string UnrecordedSummary(const FrameStats &fs) {
+  std::vector<std::pair<uint64_t, std::string>> top;
+  for (const auto &[name, n] : fs.unrecorded_functions)
+    top.emplace_back(n, name);
+  std::sort(top.rbegin(), top.rend());
+  std::string s = "stacks ran through functions with no PSG record (compiled without the "
+                  "wrappers, or library code linked in): ";
+  for (size_t i = 0; i < top.size() && i < 3; ++i)
+    s += (i ? ", " : "") + top[i].second;
+  return s;
+}
+} // namespace
 
 LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
                     const ProgressFn &progress) {
@@ -76,10 +96,23 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   for (size_t i = 0; i < profiles.size(); ++i)
     CheckProfileMatchesBinary(profiles[i], run_dirs[i], out.binary, elf->build_id,
                               out.psg.psg_id());
+  FrameResolver frames(out.psg, out.binary);
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    if (progress)
+      progress("mapping the frames of " + run_dirs[i] + " to the PSG");
+    frames.ResolveProfile(profiles[i]);
+  }
+  const FrameStats &fs = frames.stats();
+  if (fs.no_line_tables)
+    out.warnings.push_back(out.binary +
+                           ": no line tables, so samples cannot be placed on loops and call "
+                           "sites; rebuild with scalana-cc/-cxx/-fc (they add -gline-tables-only)");
   for (size_t i = 0; i < profiles.size(); ++i) {
     if (progress)
       progress("building the PPG of " + run_dirs[i]);
     out.runs.push_back(BuildRun(out.psg, profiles[i], run_dirs[i], progress));
+    if (out.runs.back().unresolved_contexts && !fs.unrecorded_functions.empty())
+      out.runs.back().warnings.push_back(run_dirs[i] + ": " + UnrecordedSummary(fs));
     std::vector<RankData>().swap(profiles[i].ranks); // free the rows as soon as they are folded in
     if (!profiles[i].meta.complete)
       out.warnings.push_back(run_dirs[i] +

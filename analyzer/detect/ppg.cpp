@@ -89,9 +89,12 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   // 1. Contexts -> contracted vertices. Each distinct context is resolved once.
   run.contexts = profile.contexts.size();
   std::vector<VertexId> ctx_vertex(profile.contexts.size(), kNoVertex);
+  std::vector<bool> outside(profile.contexts.size(), false);
   for (size_t i = 0; i < profile.contexts.size(); ++i) {
-    ctx_vertex[i] = psg.Resolve(profile.contexts[i]);
-    if (ctx_vertex[i] == kNoVertex)
+    // Empty: no frame of the program was on the stack (FrameResolver).
+    outside[i] = profile.contexts[i].empty();
+    ctx_vertex[i] = outside[i] ? kNoVertex : psg.Resolve(profile.contexts[i]);
+    if (ctx_vertex[i] == kNoVertex && !outside[i])
       ++run.unresolved_contexts;
     if (progress && (i + 1) % 4096 == 0)
       progress(label + ": resolved " + std::to_string(i + 1) + "/" +
@@ -123,6 +126,10 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
     for (const VertexRow &row : rd.vertices) {
       VertexId v = vertex_of(row.ctx);
       double secs = hz > 0 ? double(row.samples) / hz : row.cpu_seconds;
+      if (row.ctx < outside.size() && outside[row.ctx]) {
+        run.outside_seconds += secs;
+        continue;
+      }
       if (v == kNoVertex) {
         ++run.unresolved_rows;
         run.unresolved_seconds += secs;
@@ -142,6 +149,10 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
     }
     for (const MpiRow &row : rd.mpi) {
       VertexId v = vertex_of(row.ctx);
+      if (row.ctx < outside.size() && outside[row.ctx]) {
+        run.outside_seconds += row.seconds;
+        continue;
+      }
       if (v == kNoVertex) {
         ++run.unresolved_rows;
         run.unresolved_seconds += row.seconds;
@@ -216,7 +227,8 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       ++run.dep_rows;
       VertexId v = vertex_of(row.ctx);
       if (v == kNoVertex) {
-        ++run.unresolved_rows;
+        if (row.ctx >= outside.size() || !outside[row.ctx])
+          ++run.unresolved_rows;
         continue;
       }
       DepEdge e;

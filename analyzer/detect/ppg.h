@@ -55,6 +55,9 @@ struct Run {
   double total_time = 0;               // max over ranks of rank_total
   uint64_t contexts = 0, unresolved_contexts = 0, unresolved_rows = 0;
   double unresolved_seconds = 0;
+  // Time in contexts with no frame of the program (MPI progress threads,
+  // library start-up): real, but nothing in the program to attribute it to.
+  double outside_seconds = 0;
   uint64_t dep_rows = 0, unmatched_p2p = 0;
   std::vector<std::string> warnings;
 

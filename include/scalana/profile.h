@@ -16,7 +16,19 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-using Context = std::vector<uint64_t>; // call-site raw ids..., vertex raw id
+// A calling context. In a profile file (docs/formats.md section 3) it is the
+// program's frames as recorded: offsets into the executable, outermost first.
+// The analyzer maps those to PSG raw ids (call-site ids..., vertex id) before
+// anything else reads them (FrameResolver).
+using Context = std::vector<uint64_t>;
+
+// Frame encoding. The offset is the address minus the executable's load bias
+// (its virtual address in the ELF file). Every frame but the innermost is a
+// return address; the innermost is one too unless flagged exact (the
+// interrupted instruction of a sample).
+inline constexpr uint64_t kFrameExact = uint64_t(1) << 63;
+inline constexpr uint64_t kFramesTruncated = uint64_t(1) << 62; // leads a context cut at the top
+inline constexpr uint64_t kFrameOffsetMask = (uint64_t(1) << 48) - 1;
 
 struct SamplingInfo {
   std::string source = "none"; // papi-presets | papi:perf::TASK-CLOCK | itimer-prof | none

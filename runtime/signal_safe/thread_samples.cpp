@@ -1,5 +1,11 @@
 #include "thread_samples.h"
 
+// Local unwinding only: libunwind then reads this process's memory directly,
+// needs no ptrace, and unw_backtrace takes its fast path (a per-thread cache
+// of frame descriptions, filled on first sight of each return address).
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
 #include <sys/mman.h>
 
 namespace scalana::rt {
@@ -7,17 +13,79 @@ namespace scalana::rt {
 std::atomic<bool> g_sampling_enabled{false};
 namespace {
 std::atomic<ThreadSamples *> g_registry{nullptr};
+ProgramText g_text;
 
-// FNV-1a over the ids: cheap, no tables, and never 0 (0 marks empty slots).
-inline uint64_t HashIds(const uint64_t *ids, uint32_t n) {
+// FNV-1a over the frames: cheap, no tables, and never 0 (0 marks empty slots).
+inline uint64_t HashFrames(const uint64_t *frames, uint32_t n) {
   uint64_t h = 0xcbf29ce484222325ull;
   for (uint32_t i = 0; i < n; ++i) {
-    h ^= ids[i];
+    h ^= frames[i];
     h *= 0x100000001b3ull;
   }
   return h ? h : 1;
 }
+
+inline bool InProgram(uintptr_t a) { return a >= g_text.lo && a < g_text.hi; }
 } // namespace
+
+void SetProgramText(const ProgramText &text) { g_text = text; }
+
+void PrepareUnwinding() {
+  void *raw[4];
+  unw_backtrace(raw, 4);
+}
+
+// Hazards, and why they are acceptable:
+//  - unw_backtrace may, on the first sight of a return address, look up its
+//    unwind table with dl_iterate_phdr, which takes the loader's lock. glibc's
+//    lock is recursive, so a signal landing inside dlopen on this thread does
+//    not deadlock; it may see a link map being changed, which costs at worst
+//    this one sample's frames.
+//  - libunwind's cache is per thread: the handler never re-enters it while
+//    the same thread's MPI wrapper is unwinding (ThreadSamples::unwinding).
+uint32_t CaptureContext(uintptr_t pc, uint64_t *out) {
+  void *raw[kMaxRawFrames];
+  int n = unw_backtrace(raw, kMaxRawFrames);
+  int first = 0;
+  if (pc) {
+    // The handler's frames and the signal trampoline come first; the frame
+    // after the trampoline is the interrupted one, reported at its exact PC.
+    first = -1;
+    for (int i = 0; i < n; ++i)
+      if (uintptr_t(raw[i]) == pc) {
+        first = i;
+        break;
+      }
+    if (first < 0) { // could not unwind through the signal frame: PC alone
+      raw[0] = reinterpret_cast<void *>(pc);
+      n = 1;
+      first = 0;
+    }
+  }
+  // Innermost first into the tail of OUT, then moved to the front.
+  uint64_t inner[kMaxProgramFrames];
+  uint32_t count = 0;
+  bool truncated = n == kMaxRawFrames;
+  for (int i = first; i < n; ++i) {
+    uintptr_t a = uintptr_t(raw[i]);
+    if (!InProgram(a))
+      continue;
+    if (count == kMaxProgramFrames) {
+      truncated = true;
+      break;
+    }
+    uint64_t frame = uint64_t(a - g_text.base) & kFrameOffsetMask;
+    if (pc && i == first)
+      frame |= kFrameExact;
+    inner[count++] = frame;
+  }
+  uint32_t len = 0;
+  if (truncated && count)
+    out[len++] = kFramesTruncated;
+  for (uint32_t i = count; i-- > 0;)
+    out[len++] = inner[i];
+  return len;
+}
 
 ThreadSamples *NewThreadSamples() {
   // mmap, not malloc: called from the pthread_create trampoline of threads
@@ -43,51 +111,50 @@ ThreadSamples *FirstThreadSamples() { return g_registry.load(std::memory_order_a
 // One writer per table, no atomics: sampling signals are thread-directed and
 // blocked while their own handler runs (no SA_NODEFER), so a handler never
 // interrupts another insert into the same table.
-void RecordSample(ThreadSamples *t, uint64_t weight, const long long *counters) {
-  // Fixed-size local copy of the context: the handler owns its stack frame,
-  // and copying first means the table never holds a half-updated context.
-  uint64_t ids[SCALANA_CTX_STACK_CAP + 1];
+void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t weight, const long long *counters) {
+  // The handler owns this frame: the context is built here first, so the
+  // table never holds a half-written one.
+  uint64_t frames[kMaxProgramFrames + 1];
   uint32_t n = 0;
-  const volatile ScalanaThreadContext *ctx = t->ctx;
-  if (!ctx) {
-    ids[n++] = 0; // the "unknown" context: binary not built with the wrappers
-    t->ctx_missing += weight;
+  if (uint32_t m = t->mpi_frames_length) {
+    // Inside an MPI call: its wrapper already knows the context.
+    for (uint32_t i = 0; i < m; ++i)
+      frames[n++] = t->mpi_frames[i];
+  } else if (t->unwinding) {
+    // Interrupted the wrapper's own unwind: counted as the profiler's time.
+    t->samples += weight;
+    t->in_profiler += weight;
+    return;
   } else {
-    uint32_t depth = ctx->depth;
-    if (depth > SCALANA_CTX_STACK_CAP) {
-      // Truncated: the ring buffer wrapped, only `vertex` is trustworthy.
-      t->ctx_truncated += weight;
-      depth = 0;
-    }
-    for (uint32_t i = 0; i < depth; ++i)
-      ids[n++] = ctx->call_sites[i];
-    ids[n++] = ctx->vertex;
+    n = CaptureContext(pc, frames);
   }
+  if (n && frames[0] == kFramesTruncated)
+    t->truncated += weight;
   t->samples += weight;
-  uint64_t h = HashIds(ids, n);
+  uint64_t h = HashFrames(frames, n);
   for (uint32_t probe = 0; probe < kSampleSlots; ++probe) {
     SampleSlot &s = t->slots[(h + probe) & (kSampleSlots - 1)];
     if (s.hash == 0) {
       // Full arena, or a probe chain so long that the table is effectively
       // full: drop (counted) rather than loop or allocate in a handler.
-      if (t->ids_used + n > kIdArenaWords || probe > kSampleSlots / 2)
+      if (t->frames_used + n > kFrameArenaWords || probe > kSampleSlots / 2)
         break;
       for (uint32_t i = 0; i < n; ++i)
-        t->ids[t->ids_used + i] = ids[i];
-      s.ids_offset = t->ids_used;
-      s.ids_length = n;
-      t->ids_used += n;
+        t->frames[t->frames_used + i] = frames[i];
+      s.frames_offset = t->frames_used;
+      s.frames_length = n;
+      t->frames_used += n;
       // Publish the slot last (compiler fence, same thread): the finalize
-      // reader skips slots whose hash is 0, so it never sees a slot whose ids
-      // are not written yet.
+      // reader skips slots whose hash is 0, so it never sees a slot whose
+      // frames are not written yet.
       std::atomic_signal_fence(std::memory_order_release);
       s.hash = h;
-    } else if (s.hash != h || s.ids_length != n) {
+    } else if (s.hash != h || s.frames_length != n) {
       continue;
     } else {
       bool same = true;
       for (uint32_t i = 0; i < n && same; ++i)
-        same = t->ids[s.ids_offset + i] == ids[i];
+        same = t->frames[s.frames_offset + i] == frames[i];
       if (!same)
         continue;
     }

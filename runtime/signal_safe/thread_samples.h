@@ -1,4 +1,5 @@
-// Per-thread sample storage written from the sampling signal handler.
+// Per-thread sample storage written from the sampling signal handler, and the
+// stack capture both the handler and the MPI wrappers use.
 //
 // Everything here may run inside a signal handler that interrupted arbitrary
 // code (malloc, a lock holder, stdio), so: no allocation, no locks, no stdio,
@@ -6,9 +7,15 @@
 // Each thread writes only its own table (signals are thread-directed), so no
 // atomics are needed between writers; the reader (finalize) stops sampling
 // first.
+//
+// A calling context is the program's own frames on the stack (docs/formats.md
+// section 3): offsets into the executable, outermost first, the innermost
+// flagged when it is the interrupted instruction itself rather than a return
+// address. Frames of libraries (libc, libmpi, this runtime) are left out: the
+// analyzer maps only the executable's code to PSG vertices.
 #pragma once
 
-#include "scalana/context.h"
+#include "scalana/profile.h"
 
 #include <atomic>
 #include <cstdint>
@@ -16,30 +23,37 @@
 namespace scalana::rt {
 
 inline constexpr int kMaxCounters = 8;
-inline constexpr uint32_t kSampleSlots = 4096;      // power of two: masked probing
-inline constexpr uint32_t kIdArenaWords = 1u << 16; // raw ids of all distinct contexts
+inline constexpr uint32_t kSampleSlots = 4096;       // power of two: masked probing
+inline constexpr uint32_t kFrameArenaWords = 1u << 17; // frames of all distinct contexts
+inline constexpr uint32_t kMaxProgramFrames = 128;   // innermost frames kept per context
+inline constexpr int kMaxRawFrames = 256;            // unwound frames, libraries included
 
 struct SampleSlot {
   uint64_t hash; // 0: empty
-  uint32_t ids_offset, ids_length;
+  uint32_t frames_offset, frames_length;
   uint64_t samples;
   uint64_t counters[kMaxCounters];
 };
 
 struct ThreadSamples {
-  // The thread's instrumentation context (dlsym result), or null when the
-  // program was not built with the ScalAna wrappers.
-  const volatile ScalanaThreadContext *ctx;
-  uint64_t samples, dropped, ctx_missing, ctx_truncated;
-  uint32_t ids_used;
+  uint64_t samples, dropped, truncated, in_profiler;
+  uint32_t frames_used;
   int counter_count;
+  // Set by the MPI wrappers on this thread: while `unwinding`, libunwind's
+  // per-thread cache is being updated and must not be re-entered from the
+  // handler; while `mpi_frames_length` > 0 the thread is inside an MPI call
+  // whose context is already known, so the handler takes it instead of
+  // unwinding through the MPI library.
+  volatile int unwinding;
+  volatile uint32_t mpi_frames_length;
+  uint64_t mpi_frames[kMaxProgramFrames + 1];
   long long last_counters[kMaxCounters];   // previous reading, for deltas
   long long read_buffer[kMaxCounters + 1]; // PAPI_read target: counters, then the clock
   int papi_eventset;
   void *posix_timer;   // timer_t of the itimer source
   ThreadSamples *next; // registry of all threads, never unlinked
   SampleSlot slots[kSampleSlots];
-  uint64_t ids[kIdArenaWords];
+  uint64_t frames[kFrameArenaWords];
 };
 
 // Allocates a zeroed table with mmap (never from the handler) and links it
@@ -47,9 +61,30 @@ struct ThreadSamples {
 ThreadSamples *NewThreadSamples();
 ThreadSamples *FirstThreadSamples();
 
+// Where the executable's code lies in memory; set once at load, before any
+// sampling or MPI call, and read-only afterwards.
+struct ProgramText {
+  uintptr_t lo = 0, hi = 0; // executable segments [lo, hi)
+  uintptr_t base = 0;       // load bias: offsets are addresses minus this
+};
+void SetProgramText(const ProgramText &text);
+
+// Unwinds the calling thread's stack into OUT (capacity kMaxProgramFrames + 1)
+// as a context: program frames outermost first, led by kFramesTruncated when
+// the outer frames did not fit. PC, when not 0, is the interrupted
+// instruction of a signal: frames before it (the handler's own) are skipped
+// and it is flagged kFrameExact. Otherwise frames up to the first program
+// frame are skipped (they are this runtime's). Returns the length.
+// Async-signal-safe given libunwind's local unwinder (see the .cpp).
+uint32_t CaptureContext(uintptr_t pc, uint64_t *out);
+
+// Warms libunwind's per-thread cache outside signal context (its first use
+// allocates); call once per thread before its timer starts.
+void PrepareUnwinding();
+
 // The handler's work: attribute WEIGHT samples (and counter deltas, if any)
-// to the thread's current context. Async-signal-safe.
-void RecordSample(ThreadSamples *t, uint64_t weight, const long long *counters);
+// to the context of the interrupted code at PC. Async-signal-safe.
+void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t weight, const long long *counters);
 
 // Set while sampling is on; the handler checks it first so finalize can read
 // the tables without racing new inserts.

@@ -36,7 +36,7 @@ Profile Sample(int rank, uint64_t extra_id) {
   r.host = "n01";
   r.pid = 42;
   r.samples = 10;
-  r.errors["ctx_missing"] = 1;
+  r.errors["stack_truncated"] = 1;
   r.vertices.push_back({1, 7, 0.035, {123.0}});
   r.mpi.push_back({0, 3, 0.5, 96});
   r.deps.push_back({0, DepKind::Recv, 1 - rank, 5, 1, 3, 96, 0.25});
@@ -69,7 +69,7 @@ TEST(ProfileFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(q.comms[1], std::vector<int>{1});
   ASSERT_EQ(q.ranks.size(), 1u);
   const RankData &r = q.ranks[0];
-  EXPECT_EQ(r.errors.at("ctx_missing"), 1u);
+  EXPECT_EQ(r.errors.at("stack_truncated"), 1u);
   ASSERT_EQ(r.deps.size(), 1u);
   EXPECT_EQ(r.deps[0].kind, DepKind::Recv);
   EXPECT_EQ(r.deps[0].peer, 0);
@@ -132,13 +132,23 @@ TEST(ProfileFormat, BadJsonAndWrongSchemaAreErrors) {
     EXPECT_NE(std::string(e.what()).find("not a ScalAna profile"), std::string::npos);
   }
   WriteGz(dir + "/profile.json.gz",
-          R"({"format":"scalana-profile","version":1,"meta":{},"contexts":[],"comms":[],)"
+          R"({"format":"scalana-profile","version":2,"meta":{},"contexts":[],"comms":[],)"
           R"("ranks":[{"rank":0,"vertices":[[5,1,0.1,[]]],"mpi":[],"deps":[]}]})");
   try {
     ReadProfile(dir);
     FAIL();
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("context index 5 out of range"), std::string::npos);
+  }
+  // Version 1 held instrumentation ids, which no reader can map any more.
+  WriteGz(dir + "/profile.json.gz",
+          R"({"format":"scalana-profile","version":1,"meta":{},"contexts":[],"comms":[],)"
+          R"("ranks":[]})");
+  try {
+    ReadProfile(dir);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("version 1 is not supported"), std::string::npos);
   }
 }
 

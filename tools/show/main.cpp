@@ -4,6 +4,7 @@
 // the binary is still readable.
 #include "scalana/profile.h"
 #ifdef SCALANA_HAVE_PSG
+#include "frames.h"
 #include "psg.h"
 #endif
 
@@ -27,16 +28,18 @@ struct Resolved {
 };
 
 std::string RawContext(const Context &c) {
-  if (c.size() == 1 && c[0] == 0)
-    return "(unknown context: binary not built with scalana-cc)";
+  if (c.empty())
+    return "(outside the program: library code only, e.g. an MPI progress thread)";
   std::string s;
   for (size_t i = 0; i < c.size(); ++i)
     s += (i ? ">" : "") + FormatId(c[i]);
   return s;
 }
 
-// Resolves every context of P, or explains in *note why it cannot.
-std::vector<Resolved> ResolveContexts(const Profile &p, std::string *note) {
+// Maps P's recorded frames to PSG contexts (in place) and resolves each to
+// its vertex, or explains in *note why it cannot; without the binary the
+// contexts stay frames and are shown raw.
+std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
   std::vector<Resolved> out(p.contexts.size());
 #ifdef SCALANA_HAVE_PSG
   try {
@@ -44,9 +47,12 @@ std::vector<Resolved> ResolveContexts(const Profile &p, std::string *note) {
     if (!p.meta.psg_id.empty() && psg.psg_id() != p.meta.psg_id)
       *note = "warning: " + p.meta.binary + " changed since the run (PSG " + psg.psg_id() +
               ", profile " + p.meta.psg_id + "); locations may be wrong";
+    FrameResolver frames(psg, p.meta.binary);
+    frames.ResolveProfile(p);
+    out.assign(p.contexts.size(), Resolved{});
     size_t unresolved = 0;
     for (size_t i = 0; i < p.contexts.size(); ++i) {
-      if (p.contexts[i].size() == 1 && p.contexts[i][0] == 0)
+      if (p.contexts[i].empty())
         continue;
       VertexId v = psg.Resolve(p.contexts[i]);
       if (v == kNoVertex) {
@@ -107,7 +113,7 @@ std::string Members(const Profile &p, uint32_t comm) {
   return s + "}";
 }
 
-void PrintText(const Profile &p, const std::string &dir, std::optional<int> only_rank) {
+void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) {
   std::string note;
   std::vector<Resolved> res = ResolveContexts(p, &note);
   const ProfileMeta &m = p.meta;
@@ -226,7 +232,7 @@ int main(int argc, char **argv) {
     if (format == "json")
       scalana::PrintJson(std::move(p), rank);
     else
-      scalana::PrintText(p, dir, rank);
+      scalana::PrintText(std::move(p), dir, rank);
   } catch (const scalana::Error &e) {
     std::fprintf(stderr, "scalana show: %s\n", e.what());
     return 1;

@@ -1,0 +1,337 @@
+#include "frames.h"
+
+#include "scalana/ids.h"
+
+#include <llvm/DebugInfo/Symbolize/Symbolize.h>
+#include <llvm/Support/Error.h>
+
+#include <algorithm>
+#include <map>
+#include <tuple>
+#include <unordered_map>
+
+namespace scalana {
+namespace {
+
+using llvm::symbolize::LLVMSymbolizer;
+
+std::string Basename(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A function's source file as an absolute path where the record allows.
+std::string FunctionFile(const LocalPsg &f) {
+  const std::string &file = f.loc.file.empty() ? f.module : f.loc.file;
+  if (file.empty() || file[0] == '/' || f.comp_dir.empty())
+    return file;
+  return f.comp_dir + "/" + file;
+}
+
+// Debug info names a file absolutely (comp_dir joined); records may name it
+// relative to their comp_dir. Same file if equal, or one ends with the other
+// at a path boundary.
+bool SameFile(const std::string &a, const std::string &b) {
+  if (a == b)
+    return true;
+  const std::string &longer = a.size() > b.size() ? a : b;
+  const std::string &shorter = a.size() > b.size() ? b : a;
+  return !shorter.empty() && longer.size() > shorter.size() &&
+         longer.compare(longer.size() - shorter.size(), shorter.size(), shorter) == 0 &&
+         longer[longer.size() - shorter.size() - 1] == '/';
+}
+
+} // namespace
+
+struct FrameResolver::Impl {
+  const Psg &psg;
+  std::string binary;
+  LLVMSymbolizer symbolizer;
+  // Source frames of one looked-up address, innermost first.
+  std::unordered_map<uint64_t, std::vector<SourceFrame>> cache;
+  std::unordered_map<std::string, std::vector<int32_t>> by_name, by_basename;
+  std::vector<std::vector<uint32_t>> depth; // per function: nesting depth of each vertex
+  FrameStats stats;
+  uint64_t lookups = 0, lookups_without_lines = 0;
+
+  static LLVMSymbolizer::Options SymbolizerOptions() {
+    LLVMSymbolizer::Options o;
+    o.PrintFunctions = llvm::symbolize::FunctionNameKind::LinkageName;
+    o.UseSymbolTable = true;
+    o.Demangle = false;
+    o.RelativeAddresses = false;
+    return o;
+  }
+
+  Impl(const Psg &p, const std::string &bin)
+      : psg(p), binary(bin), symbolizer(SymbolizerOptions()) {
+    const auto &fns = psg.functions();
+    depth.resize(fns.size());
+    for (size_t i = 0; i < fns.size(); ++i) {
+      const LocalPsg &f = fns[i];
+      // Keys of internal functions are "<module>:<name>"; debug info names
+      // them by <name> alone.
+      std::string name = f.key;
+      if (f.linkage == "internal" && !f.module.empty() && name.rfind(f.module + ":", 0) == 0)
+        name = name.substr(f.module.size() + 1);
+      by_name[name].push_back(int32_t(i));
+      by_basename[Basename(FunctionFile(f))].push_back(int32_t(i));
+      auto &d = depth[i];
+      d.assign(f.vertices.size(), 0);
+      // Parents come before children in a record, so one pass suffices.
+      for (size_t v = 1; v < f.vertices.size(); ++v) {
+        int32_t parent = f.vertices[v].parent;
+        d[v] = parent >= 0 && size_t(parent) < v ? d[size_t(parent)] + 1 : 1;
+      }
+    }
+  }
+
+  // The PSG function a debug-info frame is in: by linkage name (files break
+  // ties between same-named internal functions), else by the file and the
+  // line range (flang names Fortran procedures by their source names).
+  int32_t FindFunction(const std::string &name, const std::string &file, uint32_t line) const {
+    const auto &fns = psg.functions();
+    auto it = by_name.find(name);
+    if (it != by_name.end()) {
+      if (it->second.size() == 1)
+        return it->second[0];
+      for (int32_t f : it->second)
+        if (SameFile(FunctionFile(fns[size_t(f)]), file))
+          return f;
+      return it->second[0];
+    }
+    if (line == 0)
+      return -1;
+    auto bt = by_basename.find(Basename(file));
+    if (bt == by_basename.end())
+      return -1;
+    int32_t best = -1;
+    uint32_t best_span = UINT32_MAX;
+    for (int32_t f : bt->second) {
+      const LocalPsg &fn = fns[size_t(f)];
+      if (fn.loc.line > line || fn.loc.end_line < line || !SameFile(FunctionFile(fn), file))
+        continue;
+      uint32_t span = fn.loc.end_line - fn.loc.line;
+      if (span < best_span) {
+        best = f;
+        best_span = span;
+      }
+    }
+    return best;
+  }
+
+  const std::vector<SourceFrame> &Lookup(uint64_t address) {
+    auto it = cache.find(address);
+    if (it != cache.end())
+      return it->second;
+    std::vector<SourceFrame> out;
+    ++lookups;
+    auto info = symbolizer.symbolizeInlinedCode(
+        binary, {address, llvm::object::SectionedAddress::UndefSection});
+    if (!info) {
+      llvm::consumeError(info.takeError());
+    } else {
+      for (uint32_t i = 0; i < info->getNumberOfFrames(); ++i) {
+        const llvm::DILineInfo &d = info->getFrame(i);
+        SourceFrame s;
+        if (d.FunctionName != llvm::DILineInfo::BadString)
+          s.name = d.FunctionName;
+        if (d.FileName != llvm::DILineInfo::BadString)
+          s.file = d.FileName;
+        s.line = d.Line;
+        s.column = d.Column;
+        s.function = FindFunction(s.name, s.file, s.line);
+        out.push_back(std::move(s));
+      }
+      if (!out.empty() && out[0].line == 0)
+        ++lookups_without_lines;
+    }
+    return cache.emplace(address, std::move(out)).first->second;
+  }
+
+  uint64_t RawId(int32_t f, size_t v) const {
+    const LocalPsg &fn = psg.functions()[size_t(f)];
+    return scalana_vertex_id(fn.hash, fn.vertices[v].local);
+  }
+
+  // The call or MPI vertex of a call instruction at (line, column) in F.
+  // CALLEE, when known, is the function the next frame is in. Columns decide
+  // between calls on one line; without a column match, a lone candidate or
+  // one calling CALLEE is taken.
+  int32_t MatchCall(const SourceFrame &s, int32_t callee) const {
+    const LocalPsg &fn = psg.functions()[size_t(s.function)];
+    const std::string *callee_key =
+        callee >= 0 ? &psg.functions()[size_t(callee)].key : nullptr;
+    int32_t best = -1, candidates = 0;
+    int best_score = -1;
+    for (size_t v = 0; v < fn.vertices.size(); ++v) {
+      const LocalVertex &x = fn.vertices[v];
+      if ((x.kind != VertexKind::Call && x.kind != VertexKind::Mpi) || x.loc.line != s.line)
+        continue;
+      ++candidates;
+      int score = 0;
+      if (s.column && x.loc.column == s.column)
+        score += 2;
+      if (callee_key && x.kind == VertexKind::Call && x.callee == *callee_key)
+        score += 4;
+      if (score > best_score) {
+        best = int32_t(v);
+        best_score = score;
+      }
+    }
+    if (best >= 0 && best_score == 0 && candidates > 1)
+      return -1; // several calls on the line and nothing to tell them apart
+    return best;
+  }
+
+  // The innermost loop or branch of F whose lines hold LINE; the function
+  // vertex when none does.
+  size_t Innermost(const SourceFrame &s) const {
+    const LocalPsg &fn = psg.functions()[size_t(s.function)];
+    size_t best = 0;
+    for (size_t v = 1; v < fn.vertices.size(); ++v) {
+      const LocalVertex &x = fn.vertices[v];
+      if ((x.kind != VertexKind::Loop && x.kind != VertexKind::Branch) || x.loc.line > s.line ||
+          x.loc.end_line < s.line)
+        continue;
+      if (best == 0 || depth[size_t(s.function)][v] > depth[size_t(s.function)][best])
+        best = v;
+    }
+    return best;
+  }
+};
+
+FrameResolver::FrameResolver(const Psg &psg, const std::string &binary)
+    : impl_(std::make_unique<Impl>(psg, binary)) {}
+FrameResolver::~FrameResolver() = default;
+
+const FrameStats &FrameResolver::stats() const { return impl_->stats; }
+
+std::vector<SourceFrame> FrameResolver::Symbolize(const Context &frames) {
+  std::vector<SourceFrame> out;
+  for (uint64_t f : frames) {
+    if (f == kFramesTruncated)
+      continue;
+    uint64_t offset = f & kFrameOffsetMask;
+    // A return address points after its call; the call itself is one byte
+    // before (the line tables' row for the call instruction).
+    uint64_t address = (f & kFrameExact) || offset == 0 ? offset : offset - 1;
+    const std::vector<SourceFrame> &inl = impl_->Lookup(address);
+    for (size_t i = inl.size(); i-- > 0;)
+      out.push_back(inl[i]);
+  }
+  return out;
+}
+
+Context FrameResolver::ToPsgContext(const Context &frames) {
+  Impl &m = *impl_;
+  std::vector<SourceFrame> all = Symbolize(frames);
+  // Only the interrupted instruction itself is exact, and only if no library
+  // code lies inside it; every other kept frame is a call.
+  bool exact = !frames.empty() && (frames.back() & kFrameExact) != 0 && !all.empty() &&
+               all.back().function >= 0;
+  bool truncated = !frames.empty() && frames.front() == kFramesTruncated;
+  std::vector<SourceFrame> kept;
+  for (SourceFrame &s : all) {
+    if (s.function >= 0)
+      kept.push_back(std::move(s));
+    else if (!s.name.empty())
+      ++m.stats.unrecorded_functions[s.name];
+  }
+  if (kept.empty())
+    return {};
+  Context ids;
+  if (!truncated) {
+    for (size_t i = 0; i + 1 < kept.size(); ++i) {
+      int32_t v = m.MatchCall(kept[i], kept[i + 1].function);
+      if (v < 0) {
+        // A call into code without a vertex that called back into the
+        // program (qsort, an OpenMP fork): the PSG resolver restarts there.
+        continue;
+      }
+      ids.push_back(m.RawId(kept[i].function, size_t(v)));
+    }
+  } else {
+    ++m.stats.truncated;
+  }
+  const SourceFrame &leaf = kept.back();
+  if (!exact) {
+    // The innermost program frame is a call: into MPI (its vertex), into a
+    // callee without a PSG (the call site twice, docs/formats.md), or into
+    // library code that is part of the surrounding computation.
+    int32_t v = m.MatchCall(leaf, -1);
+    if (v >= 0) {
+      uint64_t id = m.RawId(leaf.function, size_t(v));
+      ids.push_back(id);
+      if (m.psg.functions()[size_t(leaf.function)].vertices[size_t(v)].kind == VertexKind::Call)
+        ids.push_back(id);
+      return ids;
+    }
+  }
+  ids.push_back(m.RawId(leaf.function, m.Innermost(leaf)));
+  return ids;
+}
+
+void FrameResolver::ResolveProfile(Profile &profile) {
+  Impl &m = *impl_;
+  std::map<Context, uint32_t> index;
+  std::vector<Context> mapped;
+  std::vector<uint32_t> remap(profile.contexts.size());
+  for (size_t i = 0; i < profile.contexts.size(); ++i) {
+    Context c = ToPsgContext(profile.contexts[i]);
+    if (c.empty())
+      ++m.stats.outside;
+    auto [it, fresh] = index.emplace(std::move(c), uint32_t(mapped.size()));
+    if (fresh)
+      mapped.push_back(it->first);
+    remap[i] = it->second;
+  }
+  m.stats.contexts += profile.contexts.size();
+  m.stats.no_line_tables = m.lookups > 0 && m.lookups_without_lines == m.lookups;
+  profile.contexts = std::move(mapped);
+  for (RankData &r : profile.ranks) {
+    std::map<uint32_t, VertexRow> vertices;
+    for (VertexRow &row : r.vertices) {
+      VertexRow &to = vertices[remap.at(row.ctx)];
+      to.ctx = remap[row.ctx];
+      to.samples += row.samples;
+      to.cpu_seconds += row.cpu_seconds;
+      if (to.counters.size() < row.counters.size())
+        to.counters.resize(row.counters.size());
+      for (size_t k = 0; k < row.counters.size(); ++k)
+        to.counters[k] += row.counters[k];
+    }
+    r.vertices.clear();
+    for (auto &[ctx, row] : vertices)
+      r.vertices.push_back(std::move(row));
+    std::map<uint32_t, MpiRow> mpi;
+    for (const MpiRow &row : r.mpi) {
+      MpiRow &to = mpi[remap.at(row.ctx)];
+      to.ctx = remap[row.ctx];
+      to.calls += row.calls;
+      to.seconds += row.seconds;
+      to.bytes += row.bytes;
+    }
+    r.mpi.clear();
+    for (auto &[ctx, row] : mpi)
+      r.mpi.push_back(row);
+    std::map<std::tuple<uint32_t, DepKind, int32_t, int32_t, uint32_t>, DepRow> deps;
+    for (const DepRow &row : r.deps) {
+      uint32_t ctx = remap.at(row.ctx);
+      DepRow &to = deps[{ctx, row.kind, row.peer, row.tag, row.comm}];
+      if (to.count == 0 && to.bytes == 0 && to.wait_seconds == 0) {
+        to = row;
+        to.ctx = ctx;
+      } else {
+        to.count += row.count;
+        to.bytes += row.bytes;
+        to.wait_seconds += row.wait_seconds;
+      }
+    }
+    r.deps.clear();
+    for (auto &[key, row] : deps)
+      r.deps.push_back(row);
+  }
+}
+
+} // namespace scalana

@@ -1,0 +1,71 @@
+// From recorded frames to PSG contexts: the offline half of calling-context
+// attribution (docs/detect.md, "From frames to vertices").
+//
+// The runtime records each calling context as the executable's frames
+// (include/scalana/profile.h). Here every frame is symbolized through the
+// binary's line tables, including DWARF inlined-subroutine frames, so code
+// the compiler inlined from a call site is credited to that call site's
+// context; the frames are then matched to PSG call sites (by function, line
+// and column) and the innermost one to its innermost structural vertex.
+#pragma once
+
+#include "psg.h"
+#include "scalana/profile.h"
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace scalana {
+
+// One source-level frame: a function of the program at a line, outermost
+// first. Physical frames expand into one of these per inlined call.
+struct SourceFrame {
+  int32_t function = -1; // index into Psg::functions(), -1: no PSG record
+  std::string name;      // linkage name as the debug information gives it
+  std::string file;
+  uint32_t line = 0, column = 0;
+};
+
+struct FrameStats {
+  uint64_t contexts = 0;   // distinct recorded contexts
+  uint64_t outside = 0;    // no frame of a function with a PSG record
+  uint64_t truncated = 0;  // deeper than the runtime keeps: only the innermost vertex
+  uint64_t unmatched = 0;  // a frame's line matches no call site of its function
+  bool no_line_tables = false;
+  // Functions met on stacks with no PSG record (compiled without the
+  // wrappers, or library code linked into the executable), by frames seen.
+  std::map<std::string, uint64_t> unrecorded_functions;
+};
+
+class FrameResolver {
+public:
+  // Symbolizes against BINARY (the profiled executable). Throws Error when
+  // it cannot be read.
+  FrameResolver(const Psg &psg, const std::string &binary);
+  ~FrameResolver();
+  FrameResolver(const FrameResolver &) = delete;
+  FrameResolver &operator=(const FrameResolver &) = delete;
+
+  // The source frames of a recorded context, outermost first.
+  std::vector<SourceFrame> Symbolize(const Context &frames);
+  // The PSG context (call-site raw ids..., vertex raw id) of a recorded
+  // context; empty when no frame belongs to a function with a PSG record.
+  Context ToPsgContext(const Context &frames);
+
+  // Replaces PROFILE's recorded contexts by PSG contexts, merging the rows of
+  // recorded contexts that map to the same PSG context. A context with no
+  // frame of the program becomes the empty context (samples outside the
+  // program: MPI progress threads, library start-up).
+  void ResolveProfile(Profile &profile);
+
+  const FrameStats &stats() const;
+
+private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+} // namespace scalana
