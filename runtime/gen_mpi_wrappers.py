@@ -79,12 +79,20 @@ def array_length(params):
     return None
 
 
+# Passed from each entry point the program calls: its return address names the
+# MPI call site and, with its frame address, keys the call's context
+# (runtime/call_sites.h). Taking the frame address makes the compiler keep a
+# frame pointer in the entry point, so it is the same at every call.
+CALLER = "__builtin_return_address(0), __builtin_frame_address(0)"
+
+
 def c_wrapper(op, params):
     name, cls = op["name"], op["class"]
     decl = ", ".join(p["decl"] for p in params) or "void"
     args = ", ".join(p["name"] for p in params)
     out = ['extern "C" int MPI_%s(%s) {' % (name, decl),
-           '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s);' % (name, class_enum(cls))]
+           '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s, %s);'
+           % (name, class_enum(cls), CALLER)]
     n = array_length(params)
     for p in params:
         if p["type"] == "MPI_Status *":
@@ -186,8 +194,10 @@ def fortran_wrappers(op, params):
     fargs.append("ierr")
     lname = name.lower()
     fn_type = "void (*)(%s)" % ", ".join(re.sub(r"\s*\w+$", "", fp) for fp in fparams)
-    body = ["static void scalana_fortran_%s(%s, %s) {" % (name, "void *pmpi_", ", ".join(fparams)),
-            '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s);' % (name, class_enum(cls))]
+    body = ["static void scalana_fortran_%s(%s, %s) {"
+            % (name, "void *pmpi_, const void *ra_, const void *fa_", ", ".join(fparams)),
+            '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s, ra_, fa_);'
+            % (name, class_enum(cls))]
     body += ["  " + l for l in pre]
     body += ["  " + l for l in op["pre"].splitlines()]
     body.append("  if (!pmpi_) {  // cannot happen: only Fortran code linked to the library calls us")
@@ -207,7 +217,7 @@ def fortran_wrappers(op, params):
                         (lname + "_f08_", "pmpi_%s_f08_" % lname)):
         body.append('extern "C" void mpi_%s(%s) {' % (sym, decl))
         body.append('  static void *pmpi_ = scalana::rt::FortranSymbol("%s");' % target)
-        body.append("  scalana_fortran_%s(pmpi_, %s);" % (name, ", ".join(fargs)))
+        body.append("  scalana_fortran_%s(pmpi_, %s, %s);" % (name, CALLER, ", ".join(fargs)))
         body.append("}")
     body.append("")
     return "\n".join(body)

@@ -1,8 +1,11 @@
 // MPI call and dependence recording behind the generated wrappers.
 #include "recorder.h"
 
+#include "call_sites.h"
 #include "config.h"
 #include "runtime.h"
+
+#include <pthread.h>
 
 #include <dlfcn.h>
 
@@ -88,8 +91,6 @@ struct State {
   // for all of them. Completions take the oldest, matching the order in which
   // the program waits for what it posted.
   std::unordered_map<MPI_Request, std::deque<Request>> requests;
-  uint64_t dep_threshold = 0;
-  uint64_t random = 0x9e3779b97f4a7c15ull;
 };
 
 State &S() {
@@ -103,6 +104,9 @@ std::atomic<bool> g_init_called{false}; // this process is an MPI rank
 int g_world_rank = -1, g_world_size = 0;
 MPI_Group g_world_group = MPI_GROUP_NULL;
 thread_local int tl_nesting = 0;
+// Set at MPI_Init, before any other MPI call: read without the lock.
+std::atomic<uint64_t> g_dep_threshold{0};
+std::atomic<uint64_t> g_dep_seed{0x9e3779b97f4a7c15ull};
 
 uint32_t InternLocked(State &s, Context &&c) {
   auto it = s.context_index.find(c);
@@ -207,43 +211,48 @@ template <typename F> void Guarded(const char *what, F &&f) noexcept {
 
 // ---- MpiCall
 
-MpiCall::MpiCall(const char *, MpiClass) noexcept {
+MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
+                 const void *frame_address) noexcept {
   // Calls made from inside another wrapped call belong to the outer one.
   if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
     return;
-  // The calling context, unwound once per call: the program's frames (the
-  // innermost names the MPI call site). While the call runs, samples of this
-  // thread take this context instead of unwinding through the MPI library.
-  uint64_t frames[kMaxProgramFrames + 1];
   ThreadSamples *t = CurrentThread();
-  if (t)
-    t->unwinding = 1; // libunwind's per-thread cache: the handler must not re-enter it
-  uint32_t n = CaptureContext(0, frames);
-  if (t) {
-    for (uint32_t i = 0; i < n; ++i)
-      t->mpi_frames[i] = frames[i];
-    std::atomic_signal_fence(std::memory_order_release); // frames before their length
-    t->mpi_frames_length = n;
-    std::atomic_signal_fence(std::memory_order_release);
-    t->unwinding = 0;
-    thread_ = t;
-  }
   try {
-    Context c(frames, frames + n);
-    State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
-    ctx_ = InternLocked(s, std::move(c));
-    auto seen = s.mpi.find(ctx_);
-    if (s.dep_threshold && seen != s.mpi.end() && seen->second.calls >= s.dep_threshold) {
+    // libunwind's per-thread cache: the sampler must not re-enter it.
+    if (t)
+      t->unwinding = 1;
+    CallSiteContext c = ContextOfCall(return_address, frame_address);
+    if (t) {
+      // While the call runs, this thread's samples take its context instead
+      // of unwinding through the MPI library.
+      for (uint32_t i = 0; i < c.length; ++i)
+        t->mpi_frames[i] = c.frames[i];
+      std::atomic_signal_fence(std::memory_order_release); // frames before their length
+      t->mpi_frames_length = c.length;
+      std::atomic_signal_fence(std::memory_order_release);
+      t->unwinding = 0;
+      thread_ = t;
+    }
+    if (*c.index == CallSiteContext::kNoIndex) {
+      State &s = S();
+      std::lock_guard<std::mutex> lock(s.mu);
+      *c.index = InternLocked(s, Context(c.frames, c.frames + c.length));
+    }
+    ctx_ = *c.index;
+    uint64_t threshold = g_dep_threshold.load(std::memory_order_relaxed);
+    if (++*c.calls > threshold && threshold) {
       // Past the threshold: record parameters of a random 1 in 16 calls,
       // weighted 16, so counts and bytes stay unbiased estimates.
-      s.random ^= s.random << 13;
-      s.random ^= s.random >> 7;
-      s.random ^= s.random << 17;
-      dep_weight_ = (s.random & 15) == 0 ? 16 : 0;
+      thread_local uint64_t random = g_dep_seed.load() ^ uint64_t(pthread_self());
+      random ^= random << 13;
+      random ^= random >> 7;
+      random ^= random << 17;
+      dep_weight_ = (random & 15) == 0 ? 16 : 0;
     }
     active_ = true;
   } catch (...) {
+    if (t)
+      t->unwinding = 0;
     CountError("mpi_context");
   }
   start_ = Now();
@@ -307,8 +316,8 @@ void InitDone(MpiCall &) noexcept {
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
     State &s = S();
     std::lock_guard<std::mutex> lock(s.mu);
-    s.dep_threshold = config::UintValue(config::Id::DepSample);
-    s.random ^= uint64_t(g_world_rank + 1) * 0x2545f4914f6cdd1dull;
+    g_dep_threshold.store(config::UintValue(config::Id::DepSample));
+    g_dep_seed.store(0x9e3779b97f4a7c15ull ^ uint64_t(g_world_rank + 1) * 0x2545f4914f6cdd1dull);
     CommGroupLocked(s, MPI_COMM_WORLD); // comms[0] is always the world
     g_mpi_ready.store(true);
   });

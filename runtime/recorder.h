@@ -24,7 +24,11 @@ struct ThreadSamples;
 // their own public entry points) or after the profile was written.
 class MpiCall {
 public:
-  MpiCall(const char *op, MpiClass cls) noexcept;
+  // RETURN_ADDRESS and FRAME_ADDRESS are the wrapper's own
+  // (__builtin_return_address(0), __builtin_frame_address(0)): they key the
+  // call site's context (call_sites.h).
+  MpiCall(const char *op, MpiClass cls, const void *return_address,
+          const void *frame_address) noexcept;
   ~MpiCall();
   MpiCall(const MpiCall &) = delete;
   MpiCall &operator=(const MpiCall &) = delete;

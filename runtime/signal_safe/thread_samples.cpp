@@ -62,10 +62,13 @@ uint32_t CaptureContext(uintptr_t pc, uint64_t *out) {
       first = 0;
     }
   }
-  // Innermost first into the tail of OUT, then moved to the front.
-  uint64_t inner[kMaxProgramFrames];
+  return ProgramContext(raw, n, first, pc != 0, n == kMaxRawFrames, out);
+}
+
+uint32_t ProgramContext(void *const *raw, int n, int first, bool exact, bool truncated,
+                        uint64_t *out) {
+  uint64_t inner[kMaxProgramFrames]; // innermost first, reversed into OUT
   uint32_t count = 0;
-  bool truncated = n == kMaxRawFrames;
   for (int i = first; i < n; ++i) {
     uintptr_t a = uintptr_t(raw[i]);
     if (!InProgram(a))
@@ -75,7 +78,7 @@ uint32_t CaptureContext(uintptr_t pc, uint64_t *out) {
       break;
     }
     uint64_t frame = uint64_t(a - g_text.base) & kFrameOffsetMask;
-    if (pc && i == first)
+    if (exact && i == first)
       frame |= kFrameExact;
     inner[count++] = frame;
   }

@@ -77,6 +77,10 @@ void SetProgramText(const ProgramText &text);
 // frame are skipped (they are this runtime's). Returns the length.
 // Async-signal-safe given libunwind's local unwinder (see the .cpp).
 uint32_t CaptureContext(uintptr_t pc, uint64_t *out);
+// The same from frames already unwound: RAW[FIRST..N), innermost first, RAW[FIRST]
+// flagged exact if EXACT; TRUNCATED when the unwind stopped before the top.
+uint32_t ProgramContext(void *const *raw, int n, int first, bool exact, bool truncated,
+                        uint64_t *out);
 
 // Warms libunwind's per-thread cache outside signal context (its first use
 // allocates); call once per thread before its timer starts.

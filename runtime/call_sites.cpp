@@ -1,0 +1,112 @@
+#include "call_sites.h"
+
+#define UNW_LOCAL_ONLY
+#include <libunwind.h>
+
+#include <unordered_map>
+
+namespace scalana::rt {
+namespace {
+
+struct Slot {
+  uintptr_t address; // where the return address was stored
+  uintptr_t value;   // the return address
+};
+
+struct Entry {
+  std::vector<Slot> slots; // the frames outside the key frame; empty: check impossible
+  std::vector<uint64_t> frames;
+  uint64_t calls = 0;
+  uint32_t index = CallSiteContext::kNoIndex;
+  bool checkable = false;
+};
+
+struct Key {
+  uintptr_t ra, fa;
+  bool operator==(const Key &o) const { return ra == o.ra && fa == o.fa; }
+};
+struct KeyHash {
+  size_t operator()(const Key &k) const { return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa); }
+};
+
+// Bounded: a program whose stacks vary without end (alloca in a recursion)
+// starts over rather than grow. Contexts already interned are kept by the
+// recorder; only the shortcut is lost.
+constexpr size_t kMaxEntries = 4096;
+
+// Unwinds from here, skipping frames until the one that returns to RA with
+// its stack at FA's caller, and fills E with every later frame's return
+// address and slot. x86-64: a call pushes its return address just below the
+// caller's stack pointer, so the slot of frame j's return address is its SP
+// minus 8. Elsewhere slots are not recorded and every call is unwound.
+void Unwind(uintptr_t ra, Entry &e) {
+  e.slots.clear();
+  e.checkable = false;
+  void *raw[kMaxRawFrames];
+  int n = 0;
+  unw_context_t uc;
+  unw_cursor_t cursor;
+  bool found = false;
+  if (unw_getcontext(&uc) == 0 && unw_init_local(&cursor, &uc) == 0) {
+    do {
+      unw_word_t ip = 0, sp = 0;
+      unw_get_reg(&cursor, UNW_REG_IP, &ip);
+      unw_get_reg(&cursor, UNW_REG_SP, &sp);
+      if (!found) {
+        found = ip == ra;
+        if (!found)
+          continue;
+      }
+      if (n == kMaxRawFrames)
+        break;
+      raw[n++] = reinterpret_cast<void *>(ip);
+#if defined(__x86_64__)
+      if (n > 1)
+        e.slots.push_back(Slot{uintptr_t(sp) - 8, uintptr_t(ip)});
+#endif
+    } while (unw_step(&cursor) > 0);
+  }
+  uint64_t out[kMaxProgramFrames + 1];
+  uint32_t len = 0;
+  if (found) {
+    len = ProgramContext(raw, n, 0, false, n == kMaxRawFrames, out);
+#if defined(__x86_64__)
+    e.checkable = n < kMaxRawFrames;
+#endif
+  } else {
+    len = CaptureContext(0, out); // could not find the caller's frame: unwind plainly
+  }
+  e.frames.assign(out, out + len);
+}
+
+bool StillValid(const Entry &e) {
+  if (!e.checkable)
+    return false;
+  for (const Slot &s : e.slots)
+    if (*reinterpret_cast<const uintptr_t *>(s.address) != s.value)
+      return false;
+  return true;
+}
+
+} // namespace
+
+CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
+  thread_local std::unordered_map<Key, Entry, KeyHash> entries;
+  if (entries.size() >= kMaxEntries)
+    entries.clear();
+  Key key{uintptr_t(return_address), uintptr_t(frame_address)};
+  auto [it, fresh] = entries.try_emplace(key);
+  Entry &e = it->second;
+  if (fresh || !StillValid(e)) {
+    // A key seen before with another chain of calls (a different caller at
+    // the same depth): its count belongs to the old context.
+    if (!fresh) {
+      e.calls = 0;
+      e.index = CallSiteContext::kNoIndex;
+    }
+    Unwind(key.ra, e);
+  }
+  return CallSiteContext{e.frames.data(), uint32_t(e.frames.size()), &e.calls, &e.index};
+}
+
+} // namespace scalana::rt
