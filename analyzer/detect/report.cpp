@@ -357,6 +357,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"contexts", run.contexts},
                     {"unresolved_contexts", run.unresolved_contexts},
                     {"unresolved_rows", run.unresolved_rows},
+                    {"outside_seconds", run.outside_seconds},
                     {"backtracked", i == r.backtrack_run}});
   }
   doc["runs"] = runs;

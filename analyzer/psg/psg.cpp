@@ -2,7 +2,6 @@
 // docs/psg.md describes the rules; docs/formats.md section 2 the records.
 #include "psg.h"
 
-#include "scalana/context.h"
 #include "scalana/elf_section.h"
 #include "scalana/ids.h"
 
@@ -1060,8 +1059,8 @@ VertexId Psg::Resolve(const Context &ctx) {
     return kNoVertex;
   size_t n = ctx.size();
   size_t first = 0;
-  // Deeper than the runtime's stack: only the vertex is trustworthy.
-  if (n > SCALANA_CTX_STACK_CAP + 1)
+  // Deeper than contexts are kept: only the vertex is trustworthy.
+  if (n > kMaxContextCallSites + 1)
     first = n - 1;
   // Last two ids equal: running in an uninstrumented callee of that call
   // site; the sample belongs to the call site's vertex.

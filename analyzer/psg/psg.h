@@ -59,6 +59,10 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
 // runtime writes as meta.psg_id.
 std::string PsgIdOf(const std::vector<uint8_t> &section_bytes);
 
+// Contexts with more call sites than this are truncated: only their last id
+// (the vertex) is trusted.
+inline constexpr size_t kMaxContextCallSites = 128;
+
 using VertexId = int32_t; // index into Psg::vertices()
 inline constexpr VertexId kNoVertex = -1;
 

@@ -1,7 +1,6 @@
 // Whole-program PSG: expansion, contraction, Resolve and counts on hand-built
 // local PSGs (docs/psg.md).
 #include "psg_helpers.h"
-#include "scalana/context.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
@@ -515,7 +514,7 @@ TEST(PsgResolve, ContextsStartingOutsideMain) {
   // A function that has direct callers is not entered that way: no fit.
   EXPECT_EQ(psg.Resolve({main.Id(cstep), kernel.Id(kloop)}), kNoVertex);
   // Truncated contexts (deeper than the runtime's stack): only the vertex counts.
-  Context deep(SCALANA_CTX_STACK_CAP + 5, main.Id(99));
+  Context deep(kMaxContextCallSites + 5, main.Id(99));
   deep.back() = kernel.Id(kloop);
   EXPECT_EQ(psg.Resolve(deep), full);
 }
@@ -816,7 +815,7 @@ TEST(PsgScale, FiftyThousandVertices) {
   EXPECT_EQ(psg.FunctionOf(v).key, "fn" + std::to_string(nf - 1));
   EXPECT_EQ(psg.CallPath(v).size(), size_t(nf));
   // A context cut to the stack's size does not fit: kNoVertex, not a guess.
-  Context cut(ctx.begin(), ctx.begin() + SCALANA_CTX_STACK_CAP);
+  Context cut(ctx.begin(), ctx.begin() + kMaxContextCallSites);
   cut.push_back(last.Id(3));
   EXPECT_EQ(psg.Resolve(cut), kNoVertex);
 }
