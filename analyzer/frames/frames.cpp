@@ -50,6 +50,8 @@ struct FrameResolver::Impl {
   // Source frames of one looked-up address, innermost first.
   std::unordered_map<uint64_t, std::vector<SourceFrame>> cache;
   std::unordered_map<std::string, std::vector<int32_t>> by_name, by_basename;
+  std::unordered_map<std::string, int32_t> by_key;
+  std::map<std::pair<int32_t, int32_t>, std::vector<uint64_t>> tail_paths;
   std::vector<std::vector<uint32_t>> depth; // per function: nesting depth of each vertex
   FrameStats stats;
   uint64_t lookups = 0, lookups_without_lines = 0;
@@ -75,6 +77,7 @@ struct FrameResolver::Impl {
       if (f.linkage == "internal" && !f.module.empty() && name.rfind(f.module + ":", 0) == 0)
         name = name.substr(f.module.size() + 1);
       by_name[name].push_back(int32_t(i));
+      by_key.emplace(f.key, int32_t(i));
       by_basename[Basename(FunctionFile(f))].push_back(int32_t(i));
       auto &d = depth[i];
       d.assign(f.vertices.size(), 0);
@@ -184,6 +187,55 @@ struct FrameResolver::Impl {
     return best;
   }
 
+  int32_t CalleeOf(int32_t f, size_t v) const {
+    const LocalVertex &x = psg.functions()[size_t(f)].vertices[v];
+    if (x.kind != VertexKind::Call || x.indirect)
+      return -1;
+    auto it = by_key.find(x.callee);
+    return it == by_key.end() ? -1 : it->second;
+  }
+
+  // Call sites leading from FROM to TO through direct calls, shortest first:
+  // the frames of calls the compiler made into jumps (tail calls) are not on
+  // the stack, so the chain between two frames is restored from the PSG.
+  // Empty when TO is not reached within a few calls.
+  const std::vector<uint64_t> &TailPath(int32_t from, int32_t to) {
+    auto [it, fresh] = tail_paths.try_emplace({from, to});
+    if (!fresh)
+      return it->second;
+    constexpr size_t kMaxDepth = 4;
+    struct Step {
+      int32_t fn, prev;
+      uint64_t id;
+    };
+    std::vector<Step> steps{{from, -1, 0}};
+    std::vector<uint8_t> seen(psg.functions().size(), 0);
+    seen[size_t(from)] = 1;
+    for (size_t level = 0, begin = 0; level < kMaxDepth; ++level) {
+      size_t end = steps.size();
+      for (size_t k = begin; k < end; ++k) {
+        const LocalPsg &fn = psg.functions()[size_t(steps[k].fn)];
+        for (size_t v = 0; v < fn.vertices.size(); ++v) {
+          int32_t callee = CalleeOf(steps[k].fn, v);
+          if (callee < 0 || seen[size_t(callee)])
+            continue;
+          seen[size_t(callee)] = 1;
+          steps.push_back({callee, int32_t(k), RawId(steps[k].fn, v)});
+          if (callee != to)
+            continue;
+          std::vector<uint64_t> path;
+          for (int32_t j = int32_t(steps.size()) - 1; steps[size_t(j)].prev >= 0;
+               j = steps[size_t(j)].prev)
+            path.push_back(steps[size_t(j)].id);
+          it->second.assign(path.rbegin(), path.rend());
+          return it->second;
+        }
+      }
+      begin = end;
+    }
+    return it->second;
+  }
+
   // The innermost loop or branch of F whose lines hold LINE; the function
   // vertex when none does.
   size_t Innermost(const SourceFrame &s) const {
@@ -200,6 +252,40 @@ struct FrameResolver::Impl {
     return best;
   }
 };
+
+namespace {
+// A call whose callee has a PSG record, yet no frame of that callee is on the
+// stack: the callee jumped (a tail call) into a library. Where the callee is
+// a thin wrapper, one call or MPI call and nothing else (`void exchange() {
+// MPI_Allreduce(...); }`), possibly several deep, that chain is what runs:
+// its ids follow the call site. Otherwise the call site is repeated and the
+// time stays there, as for a callee without a record.
+std::vector<uint64_t> TailChain(const FrameResolver::Impl &m, int32_t f, size_t v,
+                                uint64_t call_id) {
+  std::vector<uint64_t> chain;
+  for (int32_t fn = m.CalleeOf(f, v); fn >= 0 && chain.size() < 4;) {
+    const LocalPsg &callee = m.psg.functions()[size_t(fn)];
+    int64_t only = -1;
+    for (size_t k = 1; k < callee.vertices.size(); ++k) {
+      VertexKind kind = callee.vertices[k].kind;
+      if (kind != VertexKind::Call && kind != VertexKind::Mpi)
+        continue;
+      if (only >= 0) {
+        only = -2;
+        break;
+      }
+      only = int64_t(k);
+    }
+    if (only < 0)
+      break;
+    chain.push_back(m.RawId(fn, size_t(only)));
+    if (callee.vertices[size_t(only)].kind == VertexKind::Mpi)
+      return chain;
+    fn = m.CalleeOf(fn, size_t(only));
+  }
+  return {call_id};
+}
+} // namespace
 
 FrameResolver::FrameResolver(const Psg &psg, const std::string &binary)
     : impl_(std::make_unique<Impl>(psg, binary)) {}
@@ -250,6 +336,11 @@ Context FrameResolver::ToPsgContext(const Context &frames) {
         continue;
       }
       ids.push_back(m.RawId(kept[i].function, size_t(v)));
+      int32_t callee = m.CalleeOf(kept[i].function, size_t(v));
+      if (callee >= 0 && callee != kept[i + 1].function) {
+        const std::vector<uint64_t> &path = m.TailPath(callee, kept[i + 1].function);
+        ids.insert(ids.end(), path.begin(), path.end());
+      }
     }
   } else {
     ++m.stats.truncated;
@@ -263,8 +354,10 @@ Context FrameResolver::ToPsgContext(const Context &frames) {
     if (v >= 0) {
       uint64_t id = m.RawId(leaf.function, size_t(v));
       ids.push_back(id);
-      if (m.psg.functions()[size_t(leaf.function)].vertices[size_t(v)].kind == VertexKind::Call)
-        ids.push_back(id);
+      if (m.psg.functions()[size_t(leaf.function)].vertices[size_t(v)].kind == VertexKind::Call) {
+        std::vector<uint64_t> chain = TailChain(m, leaf.function, size_t(v), id);
+        ids.insert(ids.end(), chain.begin(), chain.end());
+      }
       return ids;
     }
   }

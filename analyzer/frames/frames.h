@@ -63,8 +63,9 @@ public:
 
   const FrameStats &stats() const;
 
-private:
   struct Impl;
+
+private:
   std::unique_ptr<Impl> impl_;
 };
 
