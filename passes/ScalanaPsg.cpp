@@ -7,6 +7,7 @@
 #include "scalana/ids.h"
 
 #include "llvm/ADT/BitVector.h"
+#include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/LoopInfo.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -178,10 +179,6 @@ std::string LinkageName(const Function &f) {
 }
 
 // A location in the function's own code (not from an inlined callee).
-struct Loc {
-  const DILocation *di = nullptr;
-};
-
 const DILocation *OwnLocation(const Instruction &inst) {
   const DILocation *loc = inst.getDebugLoc().get();
   if (!loc || loc->getLine() == 0 || loc->getInlinedAt())
@@ -391,7 +388,6 @@ struct Region {
   Loop *loop = nullptr;
   unsigned nesting = 0; // number of other regions holding the head
   size_t size = 0;
-  uint32_t vertex = 0;
 };
 
 } // namespace
@@ -820,9 +816,8 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       vx.line = psg.line;
       vx.end_line = psg.end_line;
     } else if (v < num_regions) {
-      Region &r = regions[v];
+      const Region &r = regions[v];
       vx.kind = r.kind;
-      r.vertex = node_vertex[v];
       LineRange range;
       if (r.kind == VertexKind::Branch)
         if (const DILocation *loc = OwnLocation(*blocks[r.head]->getTerminator()))
@@ -852,14 +847,8 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         vx.callee = it.callee_key;
         vx.indirect = it.indirect;
       }
-      psg.plan.sites.push_back({it.call, node_vertex[v], it.is_mpi});
     }
   }
-  if (regions.size() > 0)
-    regions[0].vertex = 0;
-  for (unsigned b = 0; b < n; ++b)
-    if (reachable(b))
-      psg.plan.block_vertex[blocks[b]] = regions[innermost(b, ~0u)].vertex;
   return psg;
 }
 

@@ -4,7 +4,6 @@
 
 #include "scalana/psg_format.h"
 
-#include "llvm/ADT/DenseMap.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
 
@@ -32,26 +31,11 @@ struct PsgVertex {
   uint32_t depth = 0; // loop nesting depth, 1 = outermost
 };
 
-// Where the instrumentation must store which vertex id. Blocks are those of
-// the function before instrumentation splits any edge.
-struct InstrumentationPlan {
-  // Innermost structural vertex (local index) of the code in each block.
-  llvm::DenseMap<const llvm::BasicBlock *, uint32_t> block_vertex;
-  struct Site {
-    llvm::CallBase *call;
-    uint32_t vertex; // the call or mpi vertex
-    bool is_mpi;
-  };
-  // User calls (direct, indirect, unknown externals) and MPI calls.
-  std::vector<Site> sites;
-};
-
 struct FunctionPsg {
   std::string key, name, linkage, file;
   uint64_t hash = 0;
   uint32_t line = 0, end_line = 0;
   std::vector<PsgVertex> vertices; // vertices[0] is the function vertex
-  InstrumentationPlan plan;
 };
 
 // How a call site is seen by the PSG.
@@ -63,7 +47,7 @@ public:
   // For User, *callee_key is set for direct calls (empty when indirect);
   // for Mpi, *mpi_op holds the C spelling.
   CallRole Classify(const llvm::CallBase &call, std::string *callee_key, std::string *mpi_op) const;
-  // Functions whose body is library code: no PSG and no instrumentation.
+  // Functions whose body is library code: no PSG.
   bool IsLibraryDefinition(const llvm::Function &f) const;
   std::string FunctionKey(const llvm::Function &f) const;
 

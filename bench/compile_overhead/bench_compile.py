@@ -1,21 +1,25 @@
 #!/usr/bin/env python3
 """Compile-time cost of the ScalAna pass plugin.
 
-Three configurations: without the plugin, with it but SCALANA_INSTRUMENT=0
-(the PSG is built and embedded, no stores inserted), and the default.
-
 For each code base, compiles every source at -O2 with exactly the command
 scalana-cc/-cxx/-fc runs (`--scalana-show`), once with and once without the
-`-fpass-plugin=` argument (same compiler, same flags), alternating the two
-for several rounds. Reports the median CPU time (user+sys of the compiler
-processes) of each, the median ratio, and the size of the PSG the plugin
-embeds (record bytes, functions, vertices).
+`-fpass-plugin=` argument (same compiler, same flags, line tables included
+in both), alternating the two for several rounds. Reports:
+  - the instructions the compiler executes on the first file of the code
+    base (valgrind callgrind; deterministic, unlike CPU time on a shared
+    machine; skipped with --no-instructions or without valgrind);
+  - the .text bytes of the objects of both builds, and whether their code
+    sections are byte-identical (the plugin must not change the code);
+  - the median CPU time (user+sys of the compiler processes) of each and the
+    median of the per-round ratios;
+  - the size of the PSG the plugin embeds (record bytes, functions, vertices).
 """
 import argparse
 import glob
 import json
 import os
 import resource
+import shutil
 import statistics
 import struct
 import subprocess
@@ -48,10 +52,10 @@ def child_cpu():
     return r.ru_utime + r.ru_stime
 
 
-def run_all(commands, env=None):
+def run_all(commands):
     cpu0, wall0 = child_cpu(), time.perf_counter()
     for cmd in commands:
-        subprocess.run(cmd, check=True, env=env)
+        subprocess.run(cmd, check=True)
     return child_cpu() - cpu0, time.perf_counter() - wall0
 
 
@@ -71,33 +75,35 @@ def psg_size(objects, objcopy):
     return total_bytes, functions, vertices
 
 
-def text_bytes(objects):
-    """Total size of the .text* sections of ELF64 little-endian objects."""
-    total = 0
+def code_sections(objects):
+    """The .text* sections of ELF64 little-endian objects: {(object, name): bytes}."""
+    sections = {}
     for obj in objects:
         data = open(obj, "rb").read()
         shoff = struct.unpack_from("<Q", data, 0x28)[0]
         shentsize, shnum, shstrndx = struct.unpack_from("<HHH", data, 0x3A)
-        def section(i):
+
+        def header(i):
             # sh_name, sh_offset, sh_size
             base = shoff + i * shentsize
             return (struct.unpack_from("<I", data, base)[0],
                     struct.unpack_from("<Q", data, base + 0x18)[0],
                     struct.unpack_from("<Q", data, base + 0x20)[0])
-        strtab = section(shstrndx)[1]
+        strtab = header(shstrndx)[1]
         for i in range(shnum):
-            name_off, _, size = section(i)
+            name_off, offset, size = header(i)
             end = data.index(b"\0", strtab + name_off)
-            if data[strtab + name_off:end].startswith(b".text"):
-                total += size
-    return total
+            name = data[strtab + name_off:end]
+            if name.startswith(b".text"):
+                sections[(obj, name)] = data[offset:offset + size]
+    return sections
 
 
-def instructions(command, env=None):
+def instructions(command):
     """Instructions the compiler executes (valgrind callgrind, all processes)."""
     with tempfile.TemporaryDirectory() as d:
         subprocess.run(["valgrind", "--tool=callgrind", "--trace-children=yes",
-                        f"--callgrind-out-file={d}/cg.%p", *command], check=True, env=env,
+                        f"--callgrind-out-file={d}/cg.%p", *command], check=True,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         total = 0
         for f in glob.glob(os.path.join(d, "cg.*")):
@@ -111,62 +117,51 @@ def bench(name, sources, args):
     lines = sum(sum(1 for _ in open(s, errors="replace")) for s in sources)
     with tempfile.TemporaryDirectory() as out_dir:
         cmds = compile_commands(args.bin_dir, sources, out_dir, args.extra)
-        plugin = [c[0] for c in cmds]
-        plain = [c[1] for c in cmds]
-        run_all(plain)  # warm the page cache and the compiler binaries
-        psg_only_env = dict(os.environ, SCALANA_INSTRUMENT="0")
-        configs = [("without plugin", plain, None), ("PSG only", plugin, psg_only_env),
-                   ("PSG + instrumentation", plugin, None)]
+        configs = [("without plugin", [c[1] for c in cmds]), ("with plugin", [c[0] for c in cmds])]
+        run_all(configs[0][1])  # warm the page cache and the compiler binaries
         cpu = {c[0]: [] for c in configs}
         wall = {c[0]: [] for c in configs}
-        ratios = {c[0]: [] for c in configs[1:]}
+        ratios = []
         for r in range(args.rounds):
-            # Rotate which goes first so drift hits every configuration alike.
-            order = configs[r % 3:] + configs[:r % 3]
+            # Alternate which goes first so drift hits both alike.
             got = {}
-            for config, commands, env in order:
-                got[config] = run_all(commands, env)
+            for config, commands in (configs if r % 2 == 0 else configs[::-1]):
+                got[config] = run_all(commands)
                 cpu[config].append(got[config][0])
                 wall[config].append(got[config][1])
-            for config in ratios:
-                ratios[config].append(got[config][0] / got["without plugin"][0])
-        # Code size is deterministic where CPU time is noisy: the stores' cost
-        # shows as extra machine code.
+            ratios.append(got["with plugin"][0] / got["without plugin"][0])
         objects = [c[2] for c in cmds]
-        text = {}
-        for config, commands, env in configs:
-            run_all(commands, env)
-            text[config] = text_bytes(objects)
+        code = {}
+        for config, commands in configs:
+            run_all(commands)
+            code[config] = code_sections(objects)
         size, functions, vertices = psg_size(objects, args.objcopy)
-        # Instruction counts do not scatter with the machine's load: one file.
         counts = {}
         if args.instructions:
-            for config, commands, env in configs:
-                counts[config] = instructions(commands[0], env)
-    print(f"{name}: {len(sources)} files, {lines} lines, {args.rounds} rotating rounds at -O2,"
-          f" compiler CPU time (user+sys)")
-    for config in cpu:
-        line = (f"  {config:22s} median {statistics.median(cpu[config]):8.3f} s"
-                f" (wall {statistics.median(wall[config]):7.3f} s)")
-        if config in ratios:
-            med = statistics.median(ratios[config])
-            line += (f"  overhead: median ratio {med:.4f} ({100 * (med - 1):+.2f}%),"
-                     f" rounds " + " ".join(f"{x:.3f}" for x in ratios[config]))
-        print(line)
-    base = text["without plugin"]
-    print("  .text bytes            " + ", ".join(
-        f"{config} {text[config]}" + ("" if config == "without plugin" else
-                                      f" ({100 * (text[config] / base - 1):+.1f}%)")
-        for config in text))
+            for config, commands in configs:
+                counts[config] = instructions(commands[0])
+    print(f"{name}: {len(sources)} files, {lines} lines, -O2")
     if counts:
-        base_count = counts["without plugin"]
-        print(f"  instructions ({os.path.basename(sources[0])}) " + ", ".join(
-            f"{config} {counts[config]:,}" + ("" if config == "without plugin" else
-                                              f" ({100 * (counts[config] / base_count - 1):+.2f}%)")
-            for config in counts))
-    print(f"  PSG                    {size} record bytes, {functions} functions, {vertices} vertices"
+        base = counts["without plugin"]
+        plugin = counts["with plugin"]
+        print(f"  compiler instructions ({os.path.basename(sources[0])}): without plugin {base:,},"
+              f" with plugin {plugin:,} ({100 * (plugin / base - 1):+.2f}%)")
+    text = {config: sum(len(b) for b in code[config].values()) for config in code}
+    same = code["without plugin"] == code["with plugin"]
+    print(f"  .text bytes             without plugin {text['without plugin']},"
+          f" with plugin {text['with plugin']}"
+          f" ({100 * (text['with plugin'] / max(text['without plugin'], 1) - 1):+.1f}%),"
+          f" code sections {'byte-identical' if same else 'DIFFERENT'}")
+    med = statistics.median(ratios)
+    print(f"  compiler CPU time       " + ", ".join(
+        f"{config} median {statistics.median(cpu[config]):.3f} s"
+        f" (wall {statistics.median(wall[config]):.3f} s)" for config in cpu)
+        + f"; median ratio {med:.4f} ({100 * (med - 1):+.2f}%) over {args.rounds} alternating"
+        f" rounds: " + " ".join(f"{x:.3f}" for x in ratios))
+    print(f"  PSG                     {size} record bytes, {functions} functions, {vertices} vertices"
           f" ({size / max(lines, 1):.1f} bytes per source line)")
     sys.stdout.flush()
+    return same
 
 
 def main():
@@ -177,12 +172,16 @@ def main():
     ap.add_argument("--generated-lines", type=int, default=10000,
                     help="also measure a generated C code base of at least this many lines (0: skip)")
     ap.add_argument("--rounds", type=int, default=5)
-    ap.add_argument("--instructions", action="store_true",
-                    help="also count the compiler's instructions on one file of each code base "
-                         "with valgrind (deterministic; about a minute per configuration)")
+    ap.add_argument("--no-instructions", dest="instructions", action="store_false",
+                    help="do not count the compiler's instructions with valgrind (about a "
+                         "minute per configuration and code base)")
     ap.add_argument("--extra", nargs="*", default=[], help="extra compiler flags")
     args = ap.parse_args()
+    if args.instructions and not shutil.which("valgrind"):
+        print("valgrind not found: no instruction counts")
+        args.instructions = False
 
+    identical = True
     if args.examples:
         best = None
         for d in sorted(glob.glob(os.path.join(args.examples, "*"))):
@@ -191,14 +190,17 @@ def main():
             if srcs and (best is None or n > best[0]):
                 best = (n, d, srcs)
         if best:
-            bench(f"example {os.path.basename(best[1])}", sorted(best[2]), args)
+            identical &= bench(f"example {os.path.basename(best[1])}", sorted(best[2]), args)
     if args.generated_lines > 0:
         with tempfile.TemporaryDirectory() as gen_dir:
             # 40 functions per file average ~20 lines each: ~800 lines per file.
             files = max(1, (args.generated_lines + 799) // 800)
             subprocess.run([sys.executable, os.path.join(os.path.dirname(__file__), "gen_code.py"),
                             "--out", gen_dir, "--files", str(files)], check=True)
-            bench("generated code base", sorted(glob.glob(os.path.join(gen_dir, "*.c"))), args)
+            identical &= bench("generated code base",
+                               sorted(glob.glob(os.path.join(gen_dir, "*.c"))), args)
+    if not identical:
+        sys.exit("the plugin changed the generated code")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,11 @@
-// C++ exceptions: calls become invokes; the pass instruments them (restore
-// on the normal path, depth and vertex reset in the landing pad) and the
-// module still verifies; the program throws, catches and finishes.
-// RUN: %scalana_cxx -O0 -S -emit-llvm %s -o %t.O0.ll
-// RUN: %opt -passes=verify -disable-output %t.O0.ll
-// RUN: %scalana_cxx -O2 -S -emit-llvm %s -o %t.O2.ll
-// RUN: %opt -passes=verify -disable-output %t.O2.ll
-// RUN: FileCheck %s --check-prefix=IR < %t.O0.ll
+// C++ exceptions: calls that may throw are invokes. An invoke is a call
+// vertex like a call, and an MPI call inside `try` stays in its loop; the
+// MPI calls after the loop are children of main, not of the loop or of a
+// branch on the exception paths. The program throws, catches and
+// finishes.
+// RUN: rm -f %t.json
+// RUN: env SCALANA_PSG_DUMP=%t.json %scalana_cxx -O0 -c %s -o %t.o
+// RUN: FileCheck %s < %t.json
 // RUN: %scalana_cxx -O2 %s -o %t
 // RUN: %mpirun -np 2 %t | FileCheck %s --check-prefix=OUT
 #include <mpi.h>
@@ -45,10 +45,14 @@ int main(int argc, char **argv) {
   return 0;
 }
 
-// IR-LABEL: define {{.*}} @main(
-// IR: invoke {{.*}} @_Z4stepi(
-// IR: landingpad
-// IR: catch ptr @_ZTISt9exception
-// IR-NEXT: store volatile i32
-// IR-NEXT: store volatile i64
+// CHECK: {"key":"_Z4stepi","name":"step",
+// CHECK: {"key":"main","name":"main",
+// CHECK-NEXT: {"id":0,"kind":"function",{{.*}}"children":[1,2,3,9,10]}
+// CHECK-NEXT: {"id":1,"kind":"mpi","parent":0,"line":28,{{.*}}"op":"MPI_Init"
+// CHECK-NEXT: {"id":2,"kind":"mpi","parent":0,"line":30,{{.*}}"op":"MPI_Comm_rank"
+// CHECK-NEXT: {"id":3,"kind":"loop","parent":0,"line":31,{{.*}}"children":[4,5,6,8]}
+// CHECK-NEXT: {"id":4,"kind":"call","parent":3,"line":34,"col":16,"callee":"_Z4stepi"}
+// CHECK-NEXT: {"id":5,"kind":"mpi","parent":3,"line":35,{{.*}}"op":"MPI_Barrier","class":"collective"}
+// CHECK: {"id":9,"kind":"mpi","parent":0,"line":41,{{.*}}"op":"MPI_Allreduce"
+// CHECK-NEXT: {"id":10,"kind":"mpi","parent":0,"line":44,{{.*}}"op":"MPI_Finalize"
 // OUT: caught 1 sum 8

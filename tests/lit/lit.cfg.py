@@ -19,7 +19,12 @@ config.substitutions.append(("%scalana", os.path.join(bin_dir, "scalana")))
 config.substitutions.append(("%plugin", config.scalana_plugin))
 config.substitutions.append(("%clangxx", config.scalana_clangxx))
 config.substitutions.append(("%clang", config.scalana_clang))
+config.substitutions.append(("%flang", config.scalana_flang))
 config.substitutions.append(("%mpi_include", config.mpi_include_dir))
+# What mpicc/mpicxx/mpifort add when compiling (the wrappers add the same).
+config.substitutions.append(("%mpi_cflags", config.mpi_c_compile_flags))
+config.substitutions.append(("%mpi_cxxflags", config.mpi_cxx_compile_flags))
+config.substitutions.append(("%mpi_fflags", config.mpi_fortran_compile_flags))
 # Each test launches MPI with a session directory of its own: Open MPI 4.1
 # races when two launches create the shared one under lit's fresh TMPDIR
 # ("mkdir ... File exists"). Config substitutions run before lit's own, so
@@ -31,7 +36,8 @@ config.substitutions.append(("%cmake", config.cmake))
 config.substitutions.append(("%make_program", config.make_program))
 config.substitutions.append(("%inputs", os.path.join(config.test_source_root, "Inputs")))
 config.substitutions.append(("FileCheck", config.filecheck))
-for tool in ["llvm-readelf", "llvm-objcopy", "llvm-nm", "llvm-ar", "not", "opt"]:
+for tool in ["llvm-readelf", "llvm-objcopy", "llvm-objdump", "llvm-size", "llvm-nm", "llvm-ar",
+             "llvm-dwarfdump", "not", "opt"]:
     config.substitutions.append(("%" + tool.replace("-", "_"), os.path.join(tools, tool)))
 
 # Open MPI as root, oversubscribed, with waiting ranks yielding the CPU.

@@ -5,10 +5,13 @@
 //
 // Everything the user passes goes through unchanged; the wrapper only adds:
 //   compiling: -fpass-plugin=<ScalanaPass.so>, -gline-tables-only (unless the
-//              user chose a -g option), the MPI compile flags, and for C++
-//              -DOMPI_SKIP_MPICXX=1 -DMPICH_SKIP_MPICXX=1;
-//   linking:   the MPI link flags, -Wl,--export-dynamic-symbol=__scalana_ctx
-//              (so the preloaded runtime finds the context) and -Wl,--build-id.
+//              user chose a -g option) and the MPI compile flags;
+//   linking:   the MPI link flags and -Wl,--build-id (the identity a profile
+//              records of the binary it ran).
+// The program's machine code is therefore the one mpicc/mpicxx/mpif90 would
+// build with the same compiler and flags (tests/lit/wrapper-codegen.test and
+// code-unchanged-fortran.test), so run-time overhead is the profiler's alone;
+// the line tables are what maps sampled addresses back to PSG vertices.
 #include "../self_path.h"
 
 #include <cerrno>
@@ -234,7 +237,7 @@ void PrintHelp() {
       "Compiles MPI programs with %s and the ScalAna pass plugin, like mpicc/mpicxx/mpif90.\n"
       "All options go to the compiler unchanged. Added when compiling: -fpass-plugin, \n"
       "-gline-tables-only (unless a -g option is given) and the MPI compile flags; when\n"
-      "linking: the MPI link flags, -Wl,--export-dynamic-symbol=__scalana_ctx, -Wl,--build-id.\n\n"
+      "linking: the MPI link flags and -Wl,--build-id.\n\n"
       "  --scalana-show     print the compiler command instead of running it\n"
       "  --scalana-version  print the wrapper and compiler versions\n"
       "  --scalana-help     this text\n\nenvironment:\n",
@@ -292,11 +295,6 @@ int Run(int argc, char **argv) {
           FindBesideBin({"include/scalana-fortran", SCALANA_REL_INCLUDEDIR "/scalana-fortran"});
       if (!dir.empty())
         cmd.push_back("-I" + dir);
-    } else {
-      // The deprecated C++ bindings would put MPI:: inline functions in the
-      // program; nobody needs them and they hide the real MPI calls.
-      cmd.push_back("-DOMPI_SKIP_MPICXX=1");
-      cmd.push_back("-DMPICH_SKIP_MPICXX=1");
     }
     for (const std::string &f : SplitFlags(MpiCompileFlags()))
       cmd.push_back(f);
@@ -313,8 +311,6 @@ int Run(int argc, char **argv) {
     }
     for (const std::string &f : SplitFlags(MpiLinkFlags()))
       cmd.push_back(f);
-    cmd.push_back("-Wl,--export-dynamic-symbol="
-                  "__scalana_ctx");
     cmd.push_back("-Wl,--build-id");
   }
 
