@@ -89,25 +89,31 @@ struct FrameResolver::Impl {
     }
   }
 
-  // The PSG function a debug-info frame is in: by linkage name (files break
-  // ties between same-named internal functions), else by the file and the
-  // line range (flang names Fortran procedures by their source names).
+  // The PSG function a debug-info frame is in. Physical frames are named by
+  // the symbol table (the PSG key, less an internal function's module
+  // prefix); inlined frames only by their short source name (`step`,
+  // `operator()`, a Fortran `foo`), which may equal another function's key.
+  // So a name counts when the file agrees; otherwise the function whose
+  // lines hold the frame's line in that file, the innermost one, decides.
   int32_t FindFunction(const std::string &name, const std::string &file, uint32_t line) const {
     const auto &fns = psg.functions();
+    int32_t by_lines = FunctionHoldingLine(file, line);
     auto it = by_name.find(name);
-    if (it != by_name.end()) {
-      if (it->second.size() == 1)
-        return it->second[0];
-      for (int32_t f : it->second)
-        if (SameFile(FunctionFile(fns[size_t(f)]), file))
-          return f;
-      return it->second[0];
-    }
-    if (line == 0)
+    if (it == by_name.end())
+      return by_lines;
+    for (int32_t f : it->second)
+      if (file.empty() || SameFile(FunctionFile(fns[size_t(f)]), file))
+        return f;
+    return by_lines >= 0 ? by_lines : it->second[0];
+  }
+
+  int32_t FunctionHoldingLine(const std::string &file, uint32_t line) const {
+    if (line == 0 || file.empty())
       return -1;
     auto bt = by_basename.find(Basename(file));
     if (bt == by_basename.end())
       return -1;
+    const auto &fns = psg.functions();
     int32_t best = -1;
     uint32_t best_span = UINT32_MAX;
     for (int32_t f : bt->second) {
