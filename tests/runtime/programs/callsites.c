@@ -16,7 +16,7 @@ __attribute__((noinline)) void heavy(long n) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  long n = argc > 1 ? atol(argv[1]) : 60000000L;
+  long n = argc > 1 ? atol(argv[1]) : 400000000L;
   /* Interleaved rounds: interference from other jobs hits both sites alike. */
   for (int round = 0; round < 10; ++round) {
     heavy(3 * n / 10); /* call site A: 3x */

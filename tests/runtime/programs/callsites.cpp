@@ -28,7 +28,7 @@ __attribute__((noinline)) void Background(long n) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  long n = argc > 1 ? std::atol(argv[1]) : 60000000L;
+  long n = argc > 1 ? std::atol(argv[1]) : 400000000L;
   int r, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

@@ -23,7 +23,7 @@ program callsites
   call MPI_Comm_rank(MPI_COMM_WORLD, r, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, n, ierr)
   s = 0
-  work = 15000000_8
+  work = 60000000_8
   ! Interleaved rounds: interference from other jobs hits both sites alike.
   do round = 1, 10
     call heavy(3 * work / 10)

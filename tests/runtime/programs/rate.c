@@ -1,11 +1,8 @@
-/* A high call rate at one context, for SCALANA_DEP_SAMPLE: 2000 ring
- * exchanges at vertices 1 (send) and 2 (receive). */
-#include "hand_ctx.h"
-
+/* A high call rate at one call site, for SCALANA_DEP_SAMPLE: 2000 ring
+ * exchanges, each a send (@send) and the wait of its receive (@wait). */
 #include <mpi.h>
 
 int main(int argc, char **argv) {
-  CTX.vertex = ID(0);
   MPI_Init(&argc, &argv);
   int r, n, token = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &r);
@@ -13,8 +10,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < 2000; ++i) {
     MPI_Request q;
     MPI_Irecv(&token, 1, MPI_INT, (r - 1 + n) % n, 9, MPI_COMM_WORLD, &q);
-    MPI_AT(1, MPI_Send(&r, 1, MPI_INT, (r + 1) % n, 9, MPI_COMM_WORLD));
-    MPI_AT(2, MPI_Wait(&q, MPI_STATUS_IGNORE));
+    MPI_Send(&r, 1, MPI_INT, (r + 1) % n, 9, MPI_COMM_WORLD); /* @send */
+    MPI_Wait(&q, MPI_STATUS_IGNORE);                          /* @wait */
   }
   MPI_Finalize();
   return 0;
