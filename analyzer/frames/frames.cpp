@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <map>
 #include <tuple>
+#include <type_traits>
 #include <unordered_map>
 
 namespace scalana {
@@ -293,6 +294,24 @@ std::vector<uint64_t> TailChain(const FrameResolver::Impl &m, int32_t f, size_t 
 }
 } // namespace
 
+namespace {
+// Re-indexes ROWS through REMAP and sums, with ADD, the rows that now share
+// a key: recorded contexts that map to one PSG context become one row.
+template <typename Row, typename KeyOf, typename Add>
+void MergeRows(std::vector<Row> &rows, const std::vector<uint32_t> &remap, KeyOf key_of, Add add) {
+  std::map<std::invoke_result_t<KeyOf, const Row &>, Row> merged;
+  for (Row &row : rows) {
+    row.ctx = remap.at(row.ctx);
+    auto [it, fresh] = merged.try_emplace(key_of(row), row);
+    if (!fresh)
+      add(it->second, row);
+  }
+  rows.clear();
+  for (auto &kv : merged)
+    rows.push_back(std::move(kv.second));
+}
+} // namespace
+
 FrameResolver::FrameResolver(const Psg &psg, const std::string &binary)
     : impl_(std::make_unique<Impl>(psg, binary)) {}
 FrameResolver::~FrameResolver() = default;
@@ -389,47 +408,28 @@ void FrameResolver::ResolveProfile(Profile &profile) {
   m.stats.no_line_tables = m.lookups > 0 && m.lookups_without_lines == m.lookups;
   profile.contexts = std::move(mapped);
   for (RankData &r : profile.ranks) {
-    std::map<uint32_t, VertexRow> vertices;
-    for (VertexRow &row : r.vertices) {
-      VertexRow &to = vertices[remap.at(row.ctx)];
-      to.ctx = remap[row.ctx];
-      to.samples += row.samples;
-      to.cpu_seconds += row.cpu_seconds;
-      if (to.counters.size() < row.counters.size())
-        to.counters.resize(row.counters.size());
-      for (size_t k = 0; k < row.counters.size(); ++k)
-        to.counters[k] += row.counters[k];
-    }
-    r.vertices.clear();
-    for (auto &[ctx, row] : vertices)
-      r.vertices.push_back(std::move(row));
-    std::map<uint32_t, MpiRow> mpi;
-    for (const MpiRow &row : r.mpi) {
-      MpiRow &to = mpi[remap.at(row.ctx)];
-      to.ctx = remap[row.ctx];
-      to.calls += row.calls;
-      to.seconds += row.seconds;
-      to.bytes += row.bytes;
-    }
-    r.mpi.clear();
-    for (auto &[ctx, row] : mpi)
-      r.mpi.push_back(row);
-    std::map<std::tuple<uint32_t, DepKind, int32_t, int32_t, uint32_t>, DepRow> deps;
-    for (const DepRow &row : r.deps) {
-      uint32_t ctx = remap.at(row.ctx);
-      DepRow &to = deps[{ctx, row.kind, row.peer, row.tag, row.comm}];
-      if (to.count == 0 && to.bytes == 0 && to.wait_seconds == 0) {
-        to = row;
-        to.ctx = ctx;
-      } else {
-        to.count += row.count;
-        to.bytes += row.bytes;
-        to.wait_seconds += row.wait_seconds;
-      }
-    }
-    r.deps.clear();
-    for (auto &[key, row] : deps)
-      r.deps.push_back(row);
+    MergeRows(r.vertices, remap, [](const VertexRow &x) { return x.ctx; },
+              [](VertexRow &to, const VertexRow &x) {
+                to.samples += x.samples;
+                to.cpu_seconds += x.cpu_seconds;
+                if (to.counters.size() < x.counters.size())
+                  to.counters.resize(x.counters.size());
+                for (size_t k = 0; k < x.counters.size(); ++k)
+                  to.counters[k] += x.counters[k];
+              });
+    MergeRows(r.mpi, remap, [](const MpiRow &x) { return x.ctx; },
+              [](MpiRow &to, const MpiRow &x) {
+                to.calls += x.calls;
+                to.seconds += x.seconds;
+                to.bytes += x.bytes;
+              });
+    MergeRows(r.deps, remap,
+              [](const DepRow &x) { return std::make_tuple(x.ctx, x.kind, x.peer, x.tag, x.comm); },
+              [](DepRow &to, const DepRow &x) {
+                to.count += x.count;
+                to.bytes += x.bytes;
+                to.wait_seconds += x.wait_seconds;
+              });
   }
 }
 
