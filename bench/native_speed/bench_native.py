@@ -13,9 +13,9 @@ Each program of programs/ is built twice, with the flags -O2 -g:
 and run three ways under `mpirun --oversubscribe -np R`:
   (a) the plain build, (b) the scalana build, (c) the scalana build under
   `scalana prof -o DIR --` (the default sampling rate unless --hz is given).
-The runs alternate a, b, c, then b, c, a, then c, a, b, ... so drift in the machine's load hits
-all three alike; the tables give medians and, for (b) and (c), the median of
-the per-round ratios to (a) with their range.
+The runs alternate a, b, c, then b, c, a, then c, a, b, ... so drift in the
+machine's load hits all three alike; the tables give medians and, for (b) and
+(c), the median of the per-round ratios to (a) with their range.
 
 Each program prints "native_speed wall=<s> cpu=<s> check=<x>" on rank 0: the
 main phase's MPI_Wtime span (max over ranks), its process CPU time summed over
