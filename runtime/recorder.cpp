@@ -475,12 +475,14 @@ void ResolveLocked(State &s, MpiCall &call, MPI_Request req, const MPI_Status *s
     if (PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
       bytes = uint64_t(count);
   }
+  // The wait is weighted like the count: with 1 in 16 requests sampled,
+  // each sampled one stands for 16 waits, so the total stays unbiased.
   bool same = call.active() && call.context() == r.ctx;
   AddDepLocked(s, r.ctx, r.kind, peer, tag, r.group.comm_index, r.weight, bytes,
-               same ? wait_share / r.weight : 0);
+               same ? wait_share : 0);
   if (call.active() && !same)
     AddDepLocked(s, call.context(), r.kind, peer, tag, r.group.comm_index, r.weight, bytes,
-                 wait_share / r.weight);
+                 wait_share);
 }
 
 } // namespace

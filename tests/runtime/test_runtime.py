@@ -463,6 +463,14 @@ def case_dep_sample(args):
         check((count - 100) % 16 == 0 and 1000 <= count <= 3000,
               "rank %d: sampled send count %d is 100 + 16k and near 2000" % (r["rank"], count))
         check(sends[0][6] == count * 4, "bytes scale with the weight")
+        # Waits are weighted like counts: the sampled rows' wait adds up to
+        # about the time the Wait calls took (rank 1 waits for rank 0).
+        if r["rank"] == 1:
+            waited = sum(x[2] for x in shown.at(1, "mpi", "wait"))
+            recorded = sum(d[7] for d in shown.at(1, "deps", "wait") if d[1] == "recv")
+            check(waited > 0.1 and 0.6 * waited <= recorded <= 1.6 * waited,
+                  "rank 1: dependence rows hold %.3f s of wait for %.3f s in MPI_Wait"
+                  % (recorded, waited))
 
 
 def case_bad_values(args):
