@@ -131,6 +131,9 @@ Profile Snapshot(bool complete, int rank) {
       p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") + line;
     }
   }
+  std::string signals = SignalCheck();
+  if (!signals.empty())
+    p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") + signals;
   if (p.meta.psg_id.empty())
     p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") +
                             "binary not built with scalana-cc/-cxx/-fc (no PSG): its frames "

@@ -23,6 +23,7 @@ struct SamplerState {
   long long papi_threshold = 0;
   std::vector<int> papi_counter_events;
   double seconds_per_sample = 0;
+  int signal = 0; // the timer's signal (itimer-prof), 0 otherwise
 };
 
 SamplerState &Sampler();
@@ -33,6 +34,10 @@ void StartThread(ThreadSamples *t);
 void StopThread(ThreadSamples *t);
 void StopSampling();
 int ThreadCount();
+// What the program did to signals and timers profilers use (its own SIGPROF
+// profiling, or taking over the sampling signal), for the profile's note;
+// counts the latter as an error. Empty when nothing.
+std::string SignalCheck();
 
 // Runtime-internal failures, reported in the profile's `errors`.
 void CountError(const char *what) noexcept;

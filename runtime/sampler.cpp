@@ -11,6 +11,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -88,7 +89,7 @@ bool StartItimer(ThreadSamples *t, std::string *why) {
   struct sigevent sev;
   std::memset(&sev, 0, sizeof sev);
   sev.sigev_notify = SIGEV_THREAD_ID;
-  sev.sigev_signo = SIGPROF;
+  sev.sigev_signo = Sampler().signal;
   sev._sigev_un._tid = pid_t(syscall(SYS_gettid));
   timer_t timer;
   if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) != 0) {
@@ -112,14 +113,38 @@ bool StartItimer(ThreadSamples *t, std::string *why) {
   return true;
 }
 
-bool InstallItimerHandler() {
+// The timer's signal: a real-time signal nobody handles yet, never SIGPROF,
+// which programs and libraries use for their own profiling (setitimer
+// ITIMER_PROF): sharing it would steal their ticks and feed them ours. The
+// lowest real-time signals are left to threading and PAPI.
+int FreeRealTimeSignal() {
+  for (int sig = SIGRTMIN + 4; sig < SIGRTMAX; ++sig) {
+    struct sigaction old;
+    if (sigaction(sig, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+        old.sa_handler == SIG_DFL)
+      return sig;
+  }
+  return 0;
+}
+
+bool InstallItimerHandler(std::string *why) {
+  int sig = FreeRealTimeSignal();
+  if (!sig) {
+    *why = "no free real-time signal for the timer";
+    return false;
+  }
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = ItimerSignalHandler;
   // SA_RESTART: the program's blocking syscalls must not see EINTR because of us.
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  return sigaction(SIGPROF, &sa, nullptr) == 0;
+  if (sigaction(sig, &sa, nullptr) != 0) {
+    *why = std::string("sigaction: ") + std::strerror(errno);
+    return false;
+  }
+  Sampler().signal = sig;
+  return true;
 }
 
 // Decides the source on the main thread (T) and starts it there; records
@@ -211,7 +236,7 @@ void ChooseSource(ThreadSamples *t) {
     note += std::string(note.empty() ? "" : "; ") +
             "CPU-time timers fire at most at the kernel tick (~250 Hz): samples carry the "
             "overrun count";
-  if (!InstallItimerHandler() || !StartItimer(t, &why)) {
+  if (!InstallItimerHandler(&why) || !StartItimer(t, &why)) {
     s.source = "none";
     s.hz = 0;
     note += std::string(note.empty() ? "" : "; ") + "no sampling: " + why;
@@ -284,6 +309,35 @@ void StopSampling() {
 }
 
 int ThreadCount() { return g_threads.load(); }
+
+std::string SignalCheck() {
+  std::string note;
+  const SamplerState &s = Sampler();
+  struct sigaction cur;
+  if (s.signal && sigaction(s.signal, nullptr, &cur) == 0 &&
+      (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != ItimerSignalHandler)) {
+    CountError("sampling_signal_taken");
+    note = "the program replaced the handler of the sampling signal (SIGRTMIN+" +
+           std::to_string(s.signal - SIGRTMIN) + "): samples after that were lost";
+  }
+  struct itimerval prof;
+  bool handler =
+      sigaction(SIGPROF, nullptr, &cur) == 0 &&
+      ((cur.sa_flags & SA_SIGINFO) || (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN));
+  bool timer =
+      getitimer(ITIMER_PROF, &prof) == 0 && (prof.it_interval.tv_sec || prof.it_interval.tv_usec ||
+                                             prof.it_value.tv_sec || prof.it_value.tv_usec);
+  if (handler || timer)
+    note += std::string(note.empty() ? "" : "; ") + "the program uses " +
+            (handler && timer ? "SIGPROF and ITIMER_PROF"
+             : handler        ? "a SIGPROF handler"
+                              : "ITIMER_PROF") +
+            " itself; ScalAna samples on " +
+            (s.signal ? "SIGRTMIN+" + std::to_string(s.signal - SIGRTMIN)
+                      : std::string("PAPI's signal")) +
+            ", so neither disturbs the other";
+  return note;
+}
 
 void CountError(const char *what) noexcept {
   try {

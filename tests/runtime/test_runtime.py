@@ -296,6 +296,32 @@ def case_callsites_threads(args):
         check_samples_recorded(shown, r)
 
 
+def case_own_sigprof(args):
+    # The program's own SIGPROF ticks, every 10 ms of CPU time, must be the
+    # same with and without the profiler: ours run on another signal.
+    src = Source(args.exe)
+    exe = build(args, args.exe)
+
+    def ticks(stdout):
+        m = re.search(r"ticks=(\d+) cpu=([\d.]+)", stdout)
+        check(m, "the program reports its ticks: %s" % stdout)
+        return int(m.group(1)) / float(m.group(2))
+
+    alone = ticks(run(mpirun(1) + [exe]).stdout)
+    out, p = profile_run(args, exe, np=1)
+    profiled_rate = ticks(p.stdout)
+    check(50 <= alone <= 130 and 0.6 * alone <= profiled_rate <= 1.5 * alone,
+          "the program's own ticks per CPU second: %.0f alone, %.0f profiled" % (alone, profiled_rate))
+    shown = Shown(args, out, src)
+    note = shown.prof["meta"]["sampling"]["note"]
+    check("the program uses SIGPROF and ITIMER_PROF itself" in note,
+          "the profile says the program profiles itself: %s" % note)
+    r = shown.rank(0)
+    spin = shown.samples(0, shown.loop_at("spin"))
+    check(spin >= 80, "the profiler kept sampling the spin loop: %d samples in 0.8 s" % spin)
+    check("sampling_signal_taken" not in r["errors"], "errors: %s" % r["errors"])
+
+
 def case_openmp(args):
     shown, _ = profiled(args, ["-fopenmp"])
     for r in shown.prof["ranks"]:
