@@ -659,6 +659,26 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     starts.push_back({ab.vertex, ab.worst_rank});
   }
 
+  // What a vertex costs on a rank: its time there over its median over the
+  // ranks, and for a non-scalable vertex at least its growth beyond the
+  // expected scaling from the smallest run.
+  const double p_small = runs[smallest].world_size, p_big = big.world_size;
+  auto cost_of = [&](VertexId v, int rank) {
+    const VertexSeries *s = big.Find(v);
+    int slot = big.SlotOf(rank);
+    if (!s || slot < 0)
+      return 0.0;
+    std::vector<double> t = TimesOverRanks(psg, big, *s);
+    double cost = std::max(0.0, t[size_t(slot)] - Median(t));
+    if (non_scalable_set.count(v))
+      for (const NonScalableVertex &ns : res.non_scalable)
+        if (ns.vertex == v && ns.merged.size() == runs.size()) {
+          double expected = ns.merged[smallest].second * std::pow(p_big / p_small, ns.expected);
+          cost = std::max(cost, ns.merged[largest].second - expected);
+        }
+    return cost;
+  };
+
   std::unordered_map<VertexId, size_t> cause_index;
   for (size_t si = 0; si < starts.size(); ++si) {
     auto [v, rank] = starts[si];
@@ -667,29 +687,39 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     std::vector<PathStep> path = Backtrack(psg, big, v, rank, opts, is_problematic);
     for (const PathStep &ps : path)
       scanned.insert(StepKey(ps.vertex, ps.rank, false));
-    // Root cause: the last problematic non-MPI vertex of the path.
-    for (auto it = path.rbegin(); it != path.rend(); ++it) {
-      if (!it->problematic || psg.vertex(it->vertex).kind == VertexKind::Mpi)
+    // Root cause: the problematic non-MPI vertex of the path that costs the
+    // most; of equal costs, the one farthest back (the paper's "last
+    // problematic vertex", which alone would pass over a large cause to a
+    // noise-level one behind it).
+    const PathStep *cause = nullptr;
+    double cause_cost = -1;
+    for (const PathStep &ps : path) {
+      if (!ps.problematic || psg.vertex(ps.vertex).kind == VertexKind::Mpi)
         continue;
-      auto [pos, fresh] = cause_index.try_emplace(it->vertex, res.root_causes.size());
+      double c = cost_of(ps.vertex, ps.rank);
+      if (c >= cause_cost) {
+        cause = &ps;
+        cause_cost = c;
+      }
+    }
+    if (cause) {
+      auto [pos, fresh] = cause_index.try_emplace(cause->vertex, res.root_causes.size());
       if (fresh) {
         RootCause rc;
-        rc.vertex = it->vertex;
-        rc.culprit_rank = it->rank;
+        rc.vertex = cause->vertex;
+        rc.culprit_rank = cause->rank;
         rc.path = path;
         res.root_causes.push_back(std::move(rc));
       }
       RootCause &rc = res.root_causes[pos->second];
-      if (std::find(rc.ranks.begin(), rc.ranks.end(), it->rank) == rc.ranks.end())
-        rc.ranks.push_back(it->rank);
-      break;
+      if (std::find(rc.ranks.begin(), rc.ranks.end(), cause->rank) == rc.ranks.end())
+        rc.ranks.push_back(cause->rank);
     }
     res.paths.push_back(std::move(path));
   }
 
   // --- Cost, score and evidence of each root cause (in the largest run).
   const double big_max = big.total_time;
-  const double p_small = runs[smallest].world_size, p_big = big.world_size;
   for (RootCause &rc : res.root_causes) {
     const VertexSeries *s = big.Find(rc.vertex);
     rc.non_scalable = non_scalable_set.count(rc.vertex) > 0;
@@ -707,15 +737,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
           rc.ranks.push_back(big.ranks[i]);
       }
     std::sort(rc.ranks.begin(), rc.ranks.end());
-    double cost = std::max(0.0, rc.culprit_time - med);
-    if (rc.non_scalable) {
-      // What the vertex costs beyond the expected scaling from the smallest run.
-      for (const NonScalableVertex &ns : res.non_scalable)
-        if (ns.vertex == rc.vertex && ns.merged.size() == runs.size()) {
-          double expected = ns.merged[smallest].second * std::pow(p_big / p_small, ns.expected);
-          cost = std::max(cost, ns.merged[largest].second - expected);
-        }
-    }
+    double cost = cost_of(rc.vertex, rc.culprit_rank);
     rc.cost_seconds = cost;
     rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;
     const size_t nc = big.meta.sampling.counters.size();

@@ -705,6 +705,32 @@ TEST(DetectRanking, RootCausesOrderedByCost) {
   EXPECT_GT(res.root_causes[0].score, res.root_causes[1].score);
 }
 
+TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
+  // Rank 3's tail loop takes 1 s more than elsewhere; farther back on its
+  // path, its relax loop is abnormal by a noise-level 0.35 s. The cause is
+  // the costly one, not the one farthest back.
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 3 ? 1.35 : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 3 ? 1.5 : 0.5);
+    double wait = r == 3 ? 0.0 : 1.35;
+    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
+    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+  }
+  scalana::Run run = BuildRun(h.psg, b.p, "run8");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  ASSERT_FALSE(res.root_causes.empty());
+  EXPECT_EQ(res.root_causes[0].vertex, h.V(h.tail));
+  EXPECT_EQ(res.root_causes[0].culprit_rank, 3);
+  EXPECT_NEAR(res.root_causes[0].cost_seconds, 1.0, 1e-5);
+  // Both were on one path, and the relax loop was problematic on it.
+  bool relax_on_path = false;
+  for (const PathStep &ps : res.root_causes[0].path)
+    relax_on_path |= ps.vertex == h.V(h.relax) && ps.rank == 3 && ps.problematic;
+  EXPECT_TRUE(relax_on_path);
+}
+
 TEST(DetectRanking, PmuEvidenceWhenCountersAreReal) {
   HaloProgram h;
   for (bool real : {true, false}) {
