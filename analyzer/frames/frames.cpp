@@ -170,8 +170,7 @@ struct FrameResolver::Impl {
   // one calling CALLEE is taken.
   int32_t MatchCall(const SourceFrame &s, int32_t callee) const {
     const LocalPsg &fn = psg.functions()[size_t(s.function)];
-    const std::string *callee_key =
-        callee >= 0 ? &psg.functions()[size_t(callee)].key : nullptr;
+    const std::string *callee_key = callee >= 0 ? &psg.functions()[size_t(callee)].key : nullptr;
     int32_t best = -1, candidates = 0;
     int best_score = -1;
     for (size_t v = 0; v < fn.vertices.size(); ++v) {
@@ -408,28 +407,31 @@ void FrameResolver::ResolveProfile(Profile &profile) {
   m.stats.no_line_tables = m.lookups > 0 && m.lookups_without_lines == m.lookups;
   profile.contexts = std::move(mapped);
   for (RankData &r : profile.ranks) {
-    MergeRows(r.vertices, remap, [](const VertexRow &x) { return x.ctx; },
-              [](VertexRow &to, const VertexRow &x) {
-                to.samples += x.samples;
-                to.cpu_seconds += x.cpu_seconds;
-                if (to.counters.size() < x.counters.size())
-                  to.counters.resize(x.counters.size());
-                for (size_t k = 0; k < x.counters.size(); ++k)
-                  to.counters[k] += x.counters[k];
-              });
-    MergeRows(r.mpi, remap, [](const MpiRow &x) { return x.ctx; },
-              [](MpiRow &to, const MpiRow &x) {
-                to.calls += x.calls;
-                to.seconds += x.seconds;
-                to.bytes += x.bytes;
-              });
-    MergeRows(r.deps, remap,
-              [](const DepRow &x) { return std::make_tuple(x.ctx, x.kind, x.peer, x.tag, x.comm); },
-              [](DepRow &to, const DepRow &x) {
-                to.count += x.count;
-                to.bytes += x.bytes;
-                to.wait_seconds += x.wait_seconds;
-              });
+    MergeRows(
+        r.vertices, remap, [](const VertexRow &x) { return x.ctx; },
+        [](VertexRow &to, const VertexRow &x) {
+          to.samples += x.samples;
+          to.cpu_seconds += x.cpu_seconds;
+          if (to.counters.size() < x.counters.size())
+            to.counters.resize(x.counters.size());
+          for (size_t k = 0; k < x.counters.size(); ++k)
+            to.counters[k] += x.counters[k];
+        });
+    MergeRows(
+        r.mpi, remap, [](const MpiRow &x) { return x.ctx; },
+        [](MpiRow &to, const MpiRow &x) {
+          to.calls += x.calls;
+          to.seconds += x.seconds;
+          to.bytes += x.bytes;
+        });
+    MergeRows(
+        r.deps, remap,
+        [](const DepRow &x) { return std::make_tuple(x.ctx, x.kind, x.peer, x.tag, x.comm); },
+        [](DepRow &to, const DepRow &x) {
+          to.count += x.count;
+          to.bytes += x.bytes;
+          to.wait_seconds += x.wait_seconds;
+        });
   }
 }
 

@@ -23,10 +23,10 @@
 namespace scalana::rt {
 
 inline constexpr int kMaxCounters = 8;
-inline constexpr uint32_t kSampleSlots = 4096;       // power of two: masked probing
+inline constexpr uint32_t kSampleSlots = 4096;         // power of two: masked probing
 inline constexpr uint32_t kFrameArenaWords = 1u << 17; // frames of all distinct contexts
-inline constexpr uint32_t kMaxProgramFrames = 128;   // innermost frames kept per context
-inline constexpr int kMaxRawFrames = 256;            // unwound frames, libraries included
+inline constexpr uint32_t kMaxProgramFrames = 128;     // innermost frames kept per context
+inline constexpr int kMaxRawFrames = 256;              // unwound frames, libraries included
 
 struct SampleSlot {
   uint64_t hash; // 0: empty
