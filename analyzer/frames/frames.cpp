@@ -82,11 +82,12 @@ struct FrameResolver::Impl {
       by_basename[Basename(FunctionFile(f))].push_back(int32_t(i));
       auto &d = depth[i];
       d.assign(f.vertices.size(), 0);
-      // Parents come before children in a record, so one pass suffices.
-      for (size_t v = 1; v < f.vertices.size(); ++v) {
-        int32_t parent = f.vertices[v].parent;
-        d[v] = parent >= 0 && size_t(parent) < v ? d[size_t(parent)] + 1 : 1;
-      }
+      for (size_t v = 1; v < f.vertices.size(); ++v)
+        // Bounded walk: a malformed record with a parent cycle ends too.
+        for (int32_t p = f.vertices[v].parent;
+             p > 0 && size_t(p) < f.vertices.size() && d[v] < f.vertices.size();
+             p = f.vertices[size_t(p)].parent)
+          ++d[v];
     }
   }
 
