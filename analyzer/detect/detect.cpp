@@ -740,6 +740,20 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     double cost = cost_of(rc.vertex, rc.culprit_rank);
     rc.cost_seconds = cost;
     rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;
+    // How many samples the conclusion rests on: the cost in samples against
+    // the Poisson noise of the median's count (at least one sample). Below
+    // kSettled standard deviations a repetition may not find it again;
+    // samples grow with run length (or rate), noise with its square root.
+    const double hz = big.meta.sampling.hz;
+    if (hz > 0 && psg.vertex(rc.vertex).kind != VertexKind::Mpi) {
+      constexpr double kSettled = 5;
+      rc.evidence_samples = cost * hz;
+      rc.signal_to_noise = rc.evidence_samples / std::sqrt(std::max(1.0, med * hz));
+      rc.thin_data = rc.signal_to_noise < kSettled;
+      if (rc.thin_data)
+        rc.run_longer = std::min(
+            100.0, std::ceil(std::pow(kSettled / std::max(rc.signal_to_noise, 0.5), 2)));
+    }
     const size_t nc = big.meta.sampling.counters.size();
     if (big.meta.sampling.counters_real && nc && !s->counters.empty() && slot >= 0) {
       for (size_t c = 0; c < nc; ++c) {

@@ -117,6 +117,12 @@ struct RootCause {
   std::vector<PathStep> path; // the first path that reached it, start first
   std::vector<CounterEvidence> evidence;
   double culprit_time = 0, median_time = 0;
+  // Sampled computation only: the cost in samples, its ratio to the noise of
+  // the median's sample count, whether that is too thin to be repeatable
+  // (under 5 standard deviations) and how many times longer (or at how many
+  // times the rate) a run would make it so.
+  double evidence_samples = 0, signal_to_noise = 0, run_longer = 1;
+  bool thin_data = false;
 };
 
 struct DetectResult {

@@ -731,6 +731,29 @@ TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   EXPECT_TRUE(relax_on_path);
 }
 
+TEST(DetectRanking, ThinEvidenceSaysHowMuchLongerToRun) {
+  // At 100 Hz rank 2's tail takes 12 samples against a median of 5: abnormal,
+  // but 7 samples over the median is 3.1 standard deviations of its count.
+  // Rank 5's relax, 200 samples over a median of 100, is 20.
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 5 ? 3.0 : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 2 ? 0.12 : 0.05);
+  }
+  scalana::Run run = BuildRun(h.psg, b.p, "run8");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  const RootCause *tail = FindCause(res, h.V(h.tail));
+  const RootCause *relax = FindCause(res, h.V(h.relax));
+  ASSERT_TRUE(tail && relax);
+  EXPECT_NEAR(tail->evidence_samples, 7, 1e-6);
+  EXPECT_NEAR(tail->signal_to_noise, 7 / std::sqrt(5.0), 1e-6);
+  EXPECT_TRUE(tail->thin_data);
+  EXPECT_EQ(tail->run_longer, 3); // (5 / 3.13)^2 = 2.55
+  EXPECT_FALSE(relax->thin_data);
+  EXPECT_NEAR(relax->signal_to_noise, 20, 1e-6);
+}
+
 TEST(DetectRanking, PmuEvidenceWhenCountersAreReal) {
   HaloProgram h;
   for (bool real : {true, false}) {
