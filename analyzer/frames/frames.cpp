@@ -194,6 +194,13 @@ struct FrameResolver::Impl {
     return best;
   }
 
+  // Whether function F's lines (in its file) hold frame S.
+  bool Holds(int32_t f, const SourceFrame &s) const {
+    const LocalPsg &fn = psg.functions()[size_t(f)];
+    return s.line >= fn.loc.line && s.line <= fn.loc.end_line &&
+           (s.file.empty() || SameFile(FunctionFile(fn), s.file));
+  }
+
   int32_t CalleeOf(int32_t f, size_t v) const {
     const LocalVertex &x = psg.functions()[size_t(f)].vertices[v];
     if (x.kind != VertexKind::Call || x.indirect)
@@ -337,6 +344,22 @@ std::vector<SourceFrame> FrameResolver::Symbolize(const Context &frames) {
 Context FrameResolver::ToPsgContext(const Context &frames) {
   Impl &m = *impl_;
   std::vector<SourceFrame> all = Symbolize(frames);
+  // Functions are settled outermost first: a frame reached through a call
+  // vertex whose callee's lines hold it is that callee. Names cannot do it
+  // for inlined template instances (every forall<Policy, lambda> shares the
+  // template's lines, and debug info names each just `forall<...>`); the
+  // call site can.
+  int32_t expected = -1;
+  for (SourceFrame &s : all) {
+    if (expected >= 0 && m.Holds(expected, s))
+      s.function = expected;
+    expected = -1;
+    if (s.function < 0)
+      continue;
+    int32_t v = m.MatchCall(s, -1);
+    if (v >= 0)
+      expected = m.CalleeOf(s.function, size_t(v));
+  }
   // Only the interrupted instruction itself is exact, and only if no library
   // code lies inside it; every other kept frame is a call.
   bool exact = !frames.empty() && (frames.back() & kFrameExact) != 0 && !all.empty() &&
