@@ -27,6 +27,7 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <tuple>
 
 using namespace llvm;
@@ -377,6 +378,7 @@ struct Item {
   bool is_mpi;
   std::string callee_key, op;
   bool indirect = false;
+  std::vector<std::string> candidates;
 };
 
 // A structural region: the function, a loop or a branch.
@@ -431,6 +433,12 @@ CallRole CallClassifier::Classify(const CallBase &call, std::string *callee_key,
     callee_key->clear();
     return CallRole::User; // indirect
   }
+  return ClassifyCallee(*f, callee_key, mpi_op);
+}
+
+CallRole CallClassifier::ClassifyCallee(const Function &fn, std::string *callee_key,
+                                        std::string *mpi_op) const {
+  const Function *f = &fn;
   if (f->isIntrinsic())
     return CallRole::Library;
   StringRef name = f->getName();
@@ -467,6 +475,142 @@ CallRole CallClassifier::Classify(const CallBase &call, std::string *callee_key,
     return CallRole::Library;
   *callee_key = FunctionKey(*f);
   return CallRole::User;
+}
+
+bool CallClassifier::IsUserFunction(const Function &f) const {
+  std::string key, op;
+  return ClassifyCallee(f, &key, &op) == CallRole::User;
+}
+
+namespace {
+
+bool IsVtable(const GlobalVariable &g) {
+  // _ZTV: a class's vtable group; _ZTC: construction vtables (virtual bases).
+  return g.getName().starts_with("_ZTV") || g.getName().starts_with("_ZTC");
+}
+
+// Is the address of `v` (a function, or a constant holding it) used other
+// than to call it, to fill a vtable, to be listed in llvm.used or
+// llvm.global_ctors, or to be handed to library code (atexit, qsort,
+// pthread_create: the library calls it, not the program's indirect calls)?
+bool AddressUsed(const Value &v, const CallClassifier &classifier, unsigned depth) {
+  if (depth > 8)
+    return true;
+  for (const Use &u : v.uses()) {
+    const User *user = u.getUser();
+    if (const auto *call = dyn_cast<CallBase>(user)) {
+      if (call->isCallee(&u))
+        continue;
+      std::string key, op;
+      if (classifier.Classify(*call, &key, &op) != CallRole::User)
+        continue;
+      return true;
+    }
+    if (const auto *g = dyn_cast<GlobalVariable>(user)) {
+      if (IsVtable(*g) || g->getName().starts_with("llvm."))
+        continue;
+      return true;
+    }
+    if (isa<Constant>(user)) {
+      if (AddressUsed(*user, classifier, depth + 1))
+        return true;
+      continue;
+    }
+    return true; // stored, compared, passed through a phi or select...
+  }
+  return false;
+}
+
+// obj->f(args) as clang emits it: the vtable pointer loaded from the object,
+// the slot loaded from the vtable (through a GEP with a constant index, but
+// for slot 0) and the object passed as an argument. A call through a table
+// of function pointers does not pass the table.
+std::optional<uint64_t> VirtualSlot(const CallBase &call) {
+  const auto *slot_load = dyn_cast<LoadInst>(call.getCalledOperand());
+  if (!slot_load)
+    return std::nullopt;
+  const Value *p = slot_load->getPointerOperand();
+  uint64_t slot = 0;
+  if (const auto *gep = dyn_cast<GetElementPtrInst>(p)) {
+    const auto *index =
+        gep->getNumIndices() == 1 ? dyn_cast<ConstantInt>(gep->getOperand(1)) : nullptr;
+    if (!index || !gep->getSourceElementType()->isPointerTy())
+      return std::nullopt;
+    slot = index->getZExtValue();
+    p = gep->getPointerOperand();
+  }
+  const auto *vtable_load = dyn_cast<LoadInst>(p);
+  if (!vtable_load)
+    return std::nullopt;
+  for (const Use &arg : call.args())
+    if (arg.get() == vtable_load->getPointerOperand())
+      return slot;
+  return std::nullopt;
+}
+
+} // namespace
+
+void CallClassifier::FindAddressTakenFunctions() const {
+  targets_found_ = true;
+  for (const Function &f : module_)
+    if (!f.isIntrinsic() && IsUserFunction(f) && AddressUsed(f, *this, 0))
+      address_taken_.push_back(&f);
+  // Vtables with a body here (not the available_externally copies clang
+  // adds only when optimising: -O0 and -O2 see the same candidates). Each
+  // array of a vtable group starts with offsets and the RTTI pointer; its
+  // virtual functions begin at the first function.
+  for (const GlobalVariable &g : module_.globals()) {
+    if (!IsVtable(g) || !g.hasInitializer() || g.hasAvailableExternallyLinkage())
+      continue;
+    const Constant *init = g.getInitializer();
+    std::vector<const ConstantArray *> arrays;
+    if (const auto *a = dyn_cast<ConstantArray>(init))
+      arrays.push_back(a);
+    else if (const auto *st = dyn_cast<ConstantStruct>(init))
+      for (const Use &op : st->operands())
+        if (const auto *a = dyn_cast<ConstantArray>(op.get()))
+          arrays.push_back(a);
+    for (const ConstantArray *a : arrays) {
+      int first = -1;
+      for (unsigned i = 0; i < a->getNumOperands(); ++i) {
+        const auto *f = dyn_cast<Function>(a->getOperand(i)->stripPointerCasts());
+        if (!f)
+          continue;
+        if (first < 0)
+          first = int(i);
+        size_t slot = i - unsigned(first);
+        if (!IsUserFunction(*f))
+          continue;
+        if (vtable_slots_.size() <= slot)
+          vtable_slots_.resize(slot + 1);
+        if (!is_contained(vtable_slots_[slot], f))
+          vtable_slots_[slot].push_back(f);
+      }
+    }
+  }
+}
+
+std::vector<std::string> CallClassifier::IndirectCandidates(const CallBase &call) const {
+  if (!targets_found_)
+    FindAddressTakenFunctions();
+  const FunctionType *type = call.getFunctionType();
+  std::vector<std::string> keys;
+  auto add = [&](const std::vector<const Function *> &fns) {
+    for (const Function *f : fns)
+      if (f->getFunctionType() == type)
+        keys.push_back(FunctionKey(*f));
+  };
+  if (std::optional<uint64_t> slot = VirtualSlot(call)) {
+    if (*slot < vtable_slots_.size())
+      add(vtable_slots_[*slot]);
+  } else {
+    add(address_taken_);
+  }
+  std::sort(keys.begin(), keys.end());
+  keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  if (keys.size() > kMaxCandidates)
+    keys.clear();
+  return keys;
 }
 
 FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
@@ -595,6 +739,8 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         continue;
       item.is_mpi = role == CallRole::Mpi;
       item.indirect = role == CallRole::User && item.callee_key.empty();
+      if (item.indirect)
+        item.candidates = classifier.IndirectCandidates(*call);
       items.push_back(std::move(item));
       has_item.set(b);
     }
@@ -846,6 +992,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       } else {
         vx.callee = it.callee_key;
         vx.indirect = it.indirect;
+        vx.candidates = it.candidates;
       }
     }
   }
@@ -929,6 +1076,11 @@ void WriteVertex(json::OStream &j, uint32_t id, const PsgVertex &v) {
         j.attribute("indirect", true);
       else
         j.attribute("callee", v.callee);
+      if (!v.candidates.empty())
+        j.attributeArray("candidates", [&] {
+          for (const std::string &k : v.candidates)
+            j.value(k);
+        });
     }
     if (v.kind == VertexKind::Mpi) {
       j.attribute("op", v.op);

@@ -26,7 +26,8 @@ struct PsgVertex {
   uint32_t line = 0, end_line = 0, col = 0;
   std::string callee; // call: function key of a direct call
   bool indirect = false;
-  std::string op; // mpi
+  std::vector<std::string> candidates; // indirect call: keys of possible targets
+  std::string op;                      // mpi
   MpiClass mpi_class = MpiClass::None;
   uint32_t depth = 0; // loop nesting depth, 1 = outermost
 };
@@ -50,10 +51,28 @@ public:
   // Functions whose body is library code: no PSG.
   bool IsLibraryDefinition(const llvm::Function &f) const;
   std::string FunctionKey(const llvm::Function &f) const;
+  // The user functions of this module an indirect call may reach, as keys,
+  // sorted (docs/formats.md section 2, `candidates`): for a C++ virtual call
+  // the functions in that slot of the module's vtables, otherwise the
+  // functions whose address the module takes, in both cases of the call's
+  // function type. Empty past kMaxCandidates: too broad to tell anything.
+  std::vector<std::string> IndirectCandidates(const llvm::CallBase &call) const;
+  static constexpr size_t kMaxCandidates = 32;
 
 private:
+  CallRole ClassifyCallee(const llvm::Function &f, std::string *callee_key,
+                          std::string *mpi_op) const;
+  bool IsUserFunction(const llvm::Function &f) const;
+  void FindAddressTakenFunctions() const;
+
   const llvm::Module &module_;
   const llvm::TargetLibraryInfo &tli_;
+  // Found at the first indirect call: most modules have none.
+  mutable bool targets_found_ = false;
+  // User functions whose address is taken other than by a vtable.
+  mutable std::vector<const llvm::Function *> address_taken_;
+  // Per vtable slot (0 = first virtual function), the user functions in it.
+  mutable std::vector<std::vector<const llvm::Function *>> vtable_slots_;
 };
 
 // The module's source file as keys and records name it.

@@ -34,7 +34,8 @@ struct LocalVertex {
   SourceLoc loc;
   std::string callee; // call: function key of a direct call
   bool indirect = false;
-  std::string mpi_op; // mpi: "MPI_Send"
+  std::vector<std::string> candidates; // indirect call: keys the pass saw as possible targets
+  std::string mpi_op;                  // mpi: "MPI_Send"
   MpiClass mpi_class = MpiClass::None;
   uint32_t loop_depth = 0;
 };
@@ -127,6 +128,11 @@ public:
 
   // Function names from main down to the function holding v.
   std::vector<std::string> CallPath(VertexId v) const;
+  // An indirect call site's possible targets as its record lists them
+  // (`candidates`, docs/formats.md section 2), by name where the target has
+  // a record, else by key; empty for other vertices and for the targets
+  // Resolve bound under a site.
+  std::vector<std::string> CandidatesOf(VertexId v) const;
   const LocalPsg &FunctionOf(VertexId v) const;
 
   // Roots of contexts that do not start in main and have no unique call site

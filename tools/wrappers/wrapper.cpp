@@ -3,7 +3,7 @@
 // the ScalAna pass plugin. One source, built three times with a different
 // SCALANA_WRAPPER_LANGUAGE (0 = C, 1 = C++, 2 = Fortran).
 //
-// Everything the user passes goes through unchanged; the wrapper only adds:
+// Every option clang or flang accepts goes through unchanged; the wrapper adds:
 //   compiling: -fpass-plugin=<ScalanaPass.so>, -gline-tables-only (unless the
 //              user chose a -g option) and the MPI compile flags;
 //   linking:   the MPI link flags and -Wl,--build-id (the identity a profile
@@ -12,8 +12,20 @@
 // build with the same compiler and flags (tests/lit/wrapper-codegen.test and
 // code-unchanged-fortran.test), so run-time overhead is the profiler's alone;
 // the line tables are what maps sampled addresses back to PSG vertices.
+//
+// Unless --scalana-strict (or SCALANA_STRICT=1), the wrappers also accept what
+// the GCC-based MPI wrappers accept (compat.h): GCC-only options are mapped or
+// dropped with one notice per build (notices.h), C keeps GCC's warnings for
+// legacy code, flang's implicit-interface warnings about MPI routines are
+// dropped from its output (diagnostics.h), and code the compiler rejects gets
+// a one-line hint about clang/GCC differences. None of that changes the code
+// of what clang or flang accept.
 #include "../self_path.h"
+#include "compat.h"
+#include "diagnostics.h"
+#include "notices.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstdio>
@@ -31,7 +43,6 @@
 namespace scalana {
 namespace {
 
-enum class Language { C = 0, Cxx = 1, Fortran = 2 };
 constexpr Language kLanguage = static_cast<Language>(SCALANA_WRAPPER_LANGUAGE);
 
 struct EnvVarSpec {
@@ -43,6 +54,8 @@ constexpr EnvVarSpec kWrapperEnvironment[] = {
      "pass plugin to load instead of the one installed beside the wrapper"},
     {"SCALANA_WRAPPER_VERBOSE", "bool", "0",
      "print each command to standard error before running it"},
+    {"SCALANA_STRICT", "bool", "0",
+     "as --scalana-strict: no GCC compatibility, the compiler gets the user's options as given"},
 };
 
 const char *Env(const char *name) {
@@ -50,6 +63,11 @@ const char *Env(const char *name) {
     if (!std::strcmp(v.name, name))
       return std::getenv(name);
   return nullptr;
+}
+
+bool EnvTrue(const char *name) {
+  const char *v = Env(name);
+  return v && *v && std::strcmp(v, "0") != 0;
 }
 
 const char *WrapperName() {
@@ -133,48 +151,6 @@ std::string FindBesideBin(const std::vector<std::string> &relative) {
   return "";
 }
 
-// Options whose value is the next argument (so that value is not an input).
-bool TakesSeparateValue(const std::string &a) {
-  static const char *const kOptions[] = {"-o",
-                                         "-I",
-                                         "-L",
-                                         "-D",
-                                         "-U",
-                                         "-include",
-                                         "-imacros",
-                                         "-isystem",
-                                         "-iquote",
-                                         "-idirafter",
-                                         "-isysroot",
-                                         "-x",
-                                         "-MF",
-                                         "-MT",
-                                         "-MQ",
-                                         "-Xlinker",
-                                         "-Xclang",
-                                         "-Xassembler",
-                                         "-Xpreprocessor",
-                                         "-l",
-                                         "-target",
-                                         "-arch",
-                                         "-module-dir",
-                                         "-J",
-                                         "-T",
-                                         "-u",
-                                         "-z",
-                                         "--param",
-                                         "-aux-info",
-                                         "-mllvm",
-                                         "-Xflang",
-                                         "-Xcuda-ptxas",
-                                         "-Xopenmp-target",
-                                         "-e"};
-  for (const char *o : kOptions)
-    if (a == o)
-      return true;
-  return false;
-}
-
 bool EndsWith(const std::string &s, const char *suffix) {
   size_t n = std::strlen(suffix);
   return s.size() >= n && s.compare(s.size() - n, n, suffix) == 0;
@@ -190,30 +166,39 @@ struct Invocation {
   bool has_sources = false;  // something to compile
   bool has_inputs = false;   // anything at all
   bool user_debug = false;   // the user picked a -g option
-  bool show = false, help = false, version = false;
+  bool user_colour = false;  // the user chose whether diagnostics are coloured
+  bool show = false, help = false, version = false, strict = false;
   std::vector<std::string> args; // user arguments minus --scalana-*
 };
 
+// Takes out the wrapper's own options; Classify reads the rest.
 Invocation Parse(int argc, char **argv) {
   Invocation inv;
+  inv.strict = EnvTrue("SCALANA_STRICT");
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
-    if (a == "--scalana-show") {
+    if (a == "--scalana-show")
       inv.show = true;
-      continue;
-    }
-    if (a == "--scalana-help") {
+    else if (a == "--scalana-help")
       inv.help = true;
-      continue;
-    }
-    if (a == "--scalana-version") {
+    else if (a == "--scalana-version")
       inv.version = true;
-      continue;
-    }
-    inv.args.push_back(a);
+    else if (a == "--scalana-strict")
+      inv.strict = true;
+    else if (a == "--scalana-launcher")
+      ++i; // a build system's launcher: the next argument is its compiler, replaced by ours
+    else
+      inv.args.push_back(a);
+  }
+  return inv;
+}
+
+void Classify(Invocation &inv) {
+  const std::vector<std::string> &args = inv.args;
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string &a = args[i];
     if (TakesSeparateValue(a)) {
-      if (i + 1 < argc)
-        inv.args.push_back(argv[++i]);
+      ++i;
       continue;
     }
     if (a == "-c" || a == "-S" || a == "-E" || a == "-M" || a == "-MM" || a == "-fsyntax-only")
@@ -222,26 +207,45 @@ Invocation Parse(int argc, char **argv) {
       inv.user_debug = true;
     else if (a == "-g")
       inv.user_debug = true;
+    else if (a.find("color-diagnostics") != std::string::npos ||
+             a.find("diagnostics-color") != std::string::npos)
+      inv.user_colour = true;
     else if (a == "-" || (!a.empty() && a[0] != '-')) {
       inv.has_inputs = true;
       if (a == "-" || !IsLinkerInput(a))
         inv.has_sources = true;
     }
   }
-  return inv;
 }
+
+const char *GccName() {
+  switch (kLanguage) {
+  case Language::C:
+    return "gcc";
+  case Language::Cxx:
+    return "g++";
+  case Language::Fortran:
+    return "gfortran";
+  }
+  return "gcc";
+}
+
+std::string BaseName(const std::string &path) { return path.substr(path.rfind('/') + 1); }
 
 void PrintHelp() {
   std::printf(
       "usage: %s [compiler options] files...\n\n"
       "Compiles MPI programs with %s and the ScalAna pass plugin, like mpicc/mpicxx/mpif90.\n"
-      "All options go to the compiler unchanged. Added when compiling: -fpass-plugin, \n"
-      "-gline-tables-only (unless a -g option is given) and the MPI compile flags; when\n"
-      "linking: the MPI link flags and -Wl,--build-id.\n\n"
+      "Added when compiling: -fpass-plugin, -gline-tables-only (unless a -g option is given)\n"
+      "and the MPI compile flags; when linking: the MPI link flags and -Wl,--build-id.\n"
+      "Options only %s knows are mapped or dropped, with one notice per build.\n\n"
+      "  --scalana-strict   no GCC compatibility: options go to the compiler as given\n"
+      "  --scalana-launcher as a compiler launcher (CMake's <LANG>_COMPILER_LAUNCHER): drop\n"
+      "                     the next argument, the compiler the build system chose\n"
       "  --scalana-show     print the compiler command instead of running it\n"
       "  --scalana-version  print the wrapper and compiler versions\n"
       "  --scalana-help     this text\n\nenvironment:\n",
-      WrapperName(), Compiler());
+      WrapperName(), Compiler(), GccName());
   for (const EnvVarSpec &v : kWrapperEnvironment)
     std::printf("  %-24s %s (%s, default %s)\n", v.name, v.help, v.type, v.default_value);
 }
@@ -253,6 +257,21 @@ std::string Quote(const std::string &s) {
   for (char c : s)
     q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// After a failed compile: one line on what clang/flang rejected that GCC takes.
+void HintAfterFailure(const DiagnosticFilter &filter) {
+  const std::string compiler = BaseName(Compiler());
+  for (const std::string &o : filter.unknown_options())
+    NoticeOncePerBuild(WrapperName(), "note: '" + o + "' is neither a " + compiler +
+                                          " option nor a GCC option the wrapper maps; see "
+                                          "docs/static.md, \"GCC compatibility\"");
+  if (filter.code_error())
+    NoticeOncePerBuild(WrapperName(), "note: " + compiler + " rejected this code; if " + GccName() +
+                                          " accepts it, it relies on a GCC leniency and is not "
+                                          "valid for " +
+                                          compiler +
+                                          ": see docs/static.md, \"Code only GCC accepts\"");
 }
 
 int Run(int argc, char **argv) {
@@ -268,6 +287,13 @@ int Run(int argc, char **argv) {
     cmd.push_back("--version");
     inv.args.clear();
   }
+  std::vector<std::string> notices;
+  if (!inv.strict) {
+    Translation t = TranslateGccOptions(kLanguage, inv.args);
+    inv.args = std::move(t.args);
+    notices = std::move(t.notices);
+  }
+  Classify(inv);
   // Nothing to compile or link (--version, -dumpmachine, -print-*): pass through.
   const bool compiling = inv.has_sources;
   const bool linking = inv.has_inputs && !inv.compile_only;
@@ -298,7 +324,15 @@ int Run(int argc, char **argv) {
     }
     for (const std::string &f : SplitFlags(MpiCompileFlags()))
       cmd.push_back(f);
+    if (!inv.strict && kLanguage == Language::C)
+      for (const std::string &f : LegacyCWarnings(inv.args))
+        cmd.push_back(f);
   }
+  // The wrapper reads the compiler's diagnostics through a pipe: keep their
+  // colours when they go to a terminal.
+  const bool filtered = !inv.strict && (compiling || linking);
+  if (filtered && !inv.user_colour && isatty(STDERR_FILENO))
+    cmd.push_back("-fcolor-diagnostics");
   for (const std::string &a : inv.args)
     cmd.push_back(a);
   if (linking) {
@@ -314,25 +348,45 @@ int Run(int argc, char **argv) {
     cmd.push_back("-Wl,--build-id");
   }
 
-  const char *verbose = Env("SCALANA_WRAPPER_VERBOSE");
-  if (inv.show || (verbose && *verbose && std::strcmp(verbose, "0") != 0)) {
+  if (inv.show || EnvTrue("SCALANA_WRAPPER_VERBOSE")) {
     std::string line;
     for (const std::string &c : cmd)
       line += (line.empty() ? "" : " ") + Quote(c);
     std::fprintf(inv.show ? stdout : stderr, "%s\n", line.c_str());
-    if (inv.show)
+    if (inv.show) {
+      for (const std::string &n : notices)
+        std::fprintf(stderr, "%s: %s\n", WrapperName(), n.c_str());
       return 0;
+    }
+  }
+  for (const std::string &n : notices)
+    NoticeOncePerBuild(WrapperName(), n);
+  if (access(cmd[0].c_str(), X_OK) != 0) {
+    std::fprintf(stderr, "%s: error: cannot run %s: %s (configure ScalAna with -D%s=<path>)\n",
+                 WrapperName(), cmd[0].c_str(), std::strerror(errno),
+                 kLanguage == Language::C     ? "SCALANA_CLANG"
+                 : kLanguage == Language::Cxx ? "SCALANA_CLANGXX"
+                                              : "SCALANA_FLANG");
+    return 127;
+  }
+  if (filtered) {
+    // Under -Werror flang fails on these warnings: then they are the reason
+    // the compile fails, and stay.
+    DiagnosticFilter filter(kLanguage == Language::Fortran &&
+                            std::find(inv.args.begin(), inv.args.end(), "-Werror") ==
+                                inv.args.end());
+    int rc = RunFiltered(cmd, filter);
+    if (rc != 0)
+      HintAfterFailure(filter);
+    return rc;
   }
   std::vector<char *> cargv;
   for (std::string &c : cmd)
     cargv.push_back(c.data());
   cargv.push_back(nullptr);
   execv(cargv[0], cargv.data());
-  std::fprintf(stderr, "%s: error: cannot run %s: %s (configure ScalAna with -D%s=<path>)\n",
-               WrapperName(), cargv[0], std::strerror(errno),
-               kLanguage == Language::C     ? "SCALANA_CLANG"
-               : kLanguage == Language::Cxx ? "SCALANA_CLANGXX"
-                                            : "SCALANA_FLANG");
+  std::fprintf(stderr, "%s: error: cannot run %s: %s\n", WrapperName(), cargv[0],
+               std::strerror(errno));
   return 127;
 }
 
