@@ -1,6 +1,9 @@
 // Profile reader and writer: gzip-compressed JSON, schema in docs/formats.md
-// section 3. Every failure becomes a scalana::Error naming the file.
+// section 3. Every failure becomes a scalana::Error naming the file and, for
+// bad content, the field. Files are untrusted: only regular files are read,
+// inflation is bounded, and every number is checked before anything uses it.
 #include "scalana/profile.h"
+#include "scalana/regular_file.h"
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
@@ -8,10 +11,13 @@
 #include <algorithm>
 #include <cerrno>
 #include <cinttypes>
+#include <cmath>
 #include <cstdio>
 #include <cstring>
 #include <dirent.h>
 #include <map>
+#include <new>
+#include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -72,6 +78,12 @@ json ToJson(const Profile &p) {
                      {"vertices", std::move(vertices)},
                      {"mpi", std::move(mpi)},
                      {"deps", std::move(deps)}});
+    // How the rank ended (optional): only in files of runs that did not
+    // reach a complete profile.
+    if (r.snapshot)
+      ranks.back()["snapshot"] = true;
+    if (r.end_signal)
+      ranks.back()["end_signal"] = r.end_signal;
   }
   return {{"format", kFormatName},      {"version", kFormatVersion},
           {"meta", MetaToJson(p.meta)}, {"contexts", std::move(contexts)},
@@ -85,91 +97,367 @@ DepKind ParseDepKind(const std::string &s) {
   throw Error("unknown dependence kind '" + s + "'");
 }
 
-// Optional field with a default: older or hand-written files may omit it.
-template <typename T> T Get(const json &j, const char *key, T fallback) {
-  auto it = j.find(key);
-  return it == j.end() || it->is_null() ? fallback : it->get<T>();
+// Where a value sits in the document ("ranks[3].vertices[7][1] (samples)"),
+// spelled out only when a message needs it.
+struct Path {
+  const Path *parent = nullptr;
+  const char *key = nullptr; // member name, or nullptr for an array index
+  size_t index = 0;
+  const char *label = nullptr; // what an array element means
+  std::string Str() const {
+    if (!parent && !key)
+      return ""; // the document
+    std::string s = parent ? parent->Str() : "";
+    if (key)
+      s += (s.empty() ? "" : ".") + std::string(key);
+    else
+      s += "[" + std::to_string(index) + "]";
+    return label ? s + " (" + label + ")" : s;
+  }
+};
+
+Path Member(const Path &p, const char *key) { return {&p, key}; }
+Path Element(const Path &p, size_t i, const char *label = nullptr) {
+  return {&p, nullptr, i, label};
 }
 
+[[noreturn]] void Bad(const Path &p, const std::string &what) { throw Error(p.Str() + " " + what); }
+
+std::string Num(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.6g", v);
+  return buf;
+}
+
+// The member KEY of OBJ, or nullptr when absent or null (optional fields:
+// hand-written files may omit them).
+const json *Opt(const json &obj, const char *key) {
+  auto it = obj.find(key);
+  return it == obj.end() || it->is_null() ? nullptr : &*it;
+}
+
+const json &Req(const json &obj, const char *key, const Path &p) {
+  const json *v = Opt(obj, key);
+  if (!v)
+    Bad(Member(p, key), "is missing");
+  return *v;
+}
+
+const json &Obj(const json &v, const Path &p) {
+  if (!v.is_object())
+    Bad(p, std::string("is not an object (") + v.type_name() + ")");
+  return v;
+}
+
+const json &Arr(const json &v, const Path &p) {
+  if (!v.is_array())
+    Bad(p, std::string("is not an array (") + v.type_name() + ")");
+  return v;
+}
+
+std::string Str(const json &v, const Path &p) {
+  if (!v.is_string())
+    Bad(p, std::string("is not a string (") + v.type_name() + ")");
+  return v.get<std::string>();
+}
+
+bool Bool(const json &v, const Path &p) {
+  if (!v.is_boolean())
+    Bad(p, std::string("is not true or false (") + v.type_name() + ")");
+  return v.get<bool>();
+}
+
+// An integer in [LO, HI]. Floats are refused: converting 1e300 to an integer
+// is undefined, and no writer puts a fraction in an integer field.
+int64_t Int(const json &v, const Path &p, int64_t lo, int64_t hi) {
+  if (v.is_number_unsigned() && v.get<uint64_t>() > uint64_t(hi))
+    Bad(p, std::to_string(v.get<uint64_t>()) + " is larger than " + std::to_string(hi));
+  if (!v.is_number_integer())
+    Bad(p, "is not an integer (" + (v.is_number() ? Num(v.get<double>()) : v.type_name()) + ")");
+  int64_t x = v.get<int64_t>();
+  if (x < lo)
+    Bad(p, std::to_string(x) + (lo == 0 ? " is negative" : " is less than " + std::to_string(lo)));
+  if (x > hi)
+    Bad(p, std::to_string(x) + " is larger than " + std::to_string(hi));
+  return x;
+}
+
+// A count: a non-negative 64-bit integer (a negative one would wrap).
+uint64_t Count(const json &v, const Path &p) {
+  if (v.is_number_unsigned())
+    return v.get<uint64_t>();
+  return uint64_t(Int(v, p, 0, INT64_MAX));
+}
+
+// A finite number in [LO, HI].
+double Real(const json &v, const Path &p, double lo, double hi) {
+  if (!v.is_number())
+    Bad(p, std::string("is not a number (") + v.type_name() + ")");
+  double x = v.get<double>();
+  if (!std::isfinite(x))
+    Bad(p, "is not finite");
+  if (x < lo)
+    Bad(p, Num(x) + (lo == 0 ? " is negative" : " is less than " + Num(lo)));
+  if (x > hi)
+    Bad(p, Num(x) + " is larger than " + Num(hi));
+  return x;
+}
+
+// Any time field: non-negative, finite and below a bound that keeps every
+// sum of them finite, also in float.
+double Seconds(const json &v, const Path &p) { return Real(v, p, 0, kMaxSeconds); }
+
+std::vector<std::string> Strings(const json &v, const Path &p) {
+  std::vector<std::string> out;
+  for (size_t i = 0; i < Arr(v, p).size(); ++i)
+    out.push_back(Str(v[i], Element(p, i)));
+  return out;
+}
+
+// A row [a, b, c, ...] of exactly N elements.
+const json &Row(const json &v, const Path &p, size_t n) {
+  if (Arr(v, p).size() != n)
+    Bad(p, "has " + std::to_string(v.size()) + " elements, expected " + std::to_string(n));
+  return v;
+}
+
+void ReadSampling(const json &s, const Path &sp, SamplingInfo &out) {
+  Obj(s, sp);
+  for (auto [key, field] : {std::pair{"source", &out.source}, std::pair{"clock", &out.clock},
+                            std::pair{"note", &out.note}})
+    if (const json *v = Opt(s, key))
+      *field = Str(*v, Member(sp, key));
+  if (const json *v = Opt(s, "hz")) {
+    Path p = Member(sp, "hz");
+    if (!v->is_number() || !std::isfinite(v->get<double>()) || v->get<double>() < 0 ||
+        (v->get<double>() != 0 && v->get<double>() < kMinSamplingHz) ||
+        v->get<double>() > kMaxSamplingHz)
+      // Times are samples / hz: a rate near 0 makes them infinite.
+      Bad(p, (v->is_number() ? Num(v->get<double>()) : std::string(v->type_name())) +
+                 " is not a sampling rate (0 for none, or " + Num(kMinSamplingHz) + " to " +
+                 Num(kMaxSamplingHz) + " Hz)");
+    out.hz = v->get<double>();
+  }
+  if (const json *v = Opt(s, "counters")) {
+    Path p = Member(sp, "counters");
+    if (Arr(*v, p).size() > kMaxCounters)
+      Bad(p, "lists " + std::to_string(v->size()) + " counters, more than " +
+                 std::to_string(kMaxCounters));
+    out.counters = Strings(*v, p);
+  }
+  if (const json *v = Opt(s, "counters_real"))
+    out.counters_real = Bool(*v, Member(sp, "counters_real"));
+}
+
+void ReadMeta(const json &m, const Path &mp, ProfileMeta &meta) {
+  Obj(m, mp);
+  if (const json *v = Opt(m, "complete"))
+    meta.complete = Bool(*v, Member(mp, "complete"));
+  // 0 or absent: unknown (a rank that failed before MPI_Init, a hand-written
+  // file); the ranks present then define the run.
+  if (const json *v = Opt(m, "world_size")) {
+    Path p = Member(mp, "world_size");
+    if (v->is_number_unsigned() && v->get<uint64_t>() > uint64_t(kMaxWorldSize))
+      Bad(p, std::to_string(v->get<uint64_t>()) + " is larger than " +
+                 std::to_string(kMaxWorldSize) + ", the most ranks a profile may hold");
+    meta.world_size = int(Int(*v, p, 0, kMaxWorldSize));
+  }
+  for (auto [key, field] :
+       {std::pair{"binary", &meta.binary}, std::pair{"build_id", &meta.build_id},
+        std::pair{"psg_id", &meta.psg_id}, std::pair{"mpi_library", &meta.mpi_library},
+        std::pair{"start_time", &meta.start_time}})
+    if (const json *v = Opt(m, key))
+      *field = Str(*v, Member(mp, key));
+  if (const json *v = Opt(m, "args"))
+    meta.args = Strings(*v, Member(mp, "args"));
+  if (const json *v = Opt(m, "wall_time"))
+    meta.wall_time = Seconds(*v, Member(mp, "wall_time"));
+  if (const json *v = Opt(m, "sampling"))
+    ReadSampling(*v, Member(mp, "sampling"), meta.sampling);
+  if (const json *cv = Opt(m, "config")) {
+    Path cp = Member(mp, "config");
+    for (const auto &[k, v] : Obj(*cv, cp).items())
+      meta.config[k] = Str(v, Path{&cp, k.c_str()});
+  }
+}
+
+// Reads and checks the document. Rank ids, peers and communicator members
+// must lie in [0, world_size); row indices must name existing contexts and
+// communicators; counts are non-negative integers, times finite and
+// non-negative: nothing later sizes an array or divides by a value that was
+// not checked here.
 Profile FromJson(const json &j) {
-  if (!j.is_object() || Get<std::string>(j, "format", "") != kFormatName)
+  if (!j.is_object() || !j.contains("format") || !j["format"].is_string() ||
+      j["format"].get<std::string>() != kFormatName)
     throw Error("not a ScalAna profile (no \"format\": \"scalana-profile\")");
-  int version = Get<int>(j, "version", 0);
+  const Path top{};
+  const Path vp{nullptr, "version"};
+  const json *ver = Opt(j, "version");
+  int64_t version = ver ? Int(*ver, vp, INT32_MIN, INT32_MAX) : 0;
   if (version != kFormatVersion)
     throw Error("profile version " + std::to_string(version) + " is not supported (expected " +
                 std::to_string(kFormatVersion) + "); re-run `scalana prof` with this version");
   Profile p;
-  const json &m = j.at("meta");
-  p.meta.complete = Get<bool>(m, "complete", true);
-  p.meta.world_size = Get<int>(m, "world_size", 0);
-  p.meta.binary = Get<std::string>(m, "binary", "");
-  p.meta.build_id = Get<std::string>(m, "build_id", "");
-  p.meta.psg_id = Get<std::string>(m, "psg_id", "");
-  p.meta.args = Get<std::vector<std::string>>(m, "args", {});
-  p.meta.mpi_library = Get<std::string>(m, "mpi_library", "");
-  p.meta.start_time = Get<std::string>(m, "start_time", "");
-  p.meta.wall_time = Get<double>(m, "wall_time", 0);
-  if (auto it = m.find("sampling"); it != m.end()) {
-    const json &s = *it;
-    p.meta.sampling.source = Get<std::string>(s, "source", "none");
-    p.meta.sampling.hz = Get<double>(s, "hz", 0);
-    p.meta.sampling.clock = Get<std::string>(s, "clock", "cpu");
-    p.meta.sampling.counters = Get<std::vector<std::string>>(s, "counters", {});
-    p.meta.sampling.counters_real = Get<bool>(s, "counters_real", false);
-    p.meta.sampling.note = Get<std::string>(s, "note", "");
-  }
-  p.meta.config = Get<std::map<std::string, std::string>>(m, "config", {});
-  for (const json &c : j.at("contexts")) {
+  ReadMeta(Req(j, "meta", top), Path{nullptr, "meta"}, p.meta);
+  const bool sized = p.meta.world_size > 0;
+  const int64_t ranks_limit = sized ? p.meta.world_size : kMaxWorldSize;
+  auto check_rank = [&](int64_t r, const Path &at) {
+    if (r < ranks_limit)
+      return;
+    Bad(at, std::to_string(r) +
+                (sized ? " is not below meta.world_size " + std::to_string(p.meta.world_size) +
+                             ": rank ids run from 0 to world_size-1"
+                       : " is larger than " + std::to_string(kMaxWorldSize - 1) +
+                             ", the largest rank id a profile may hold"));
+  };
+
+  const Path xp{nullptr, "contexts"};
+  const json &contexts = Arr(Req(j, "contexts", top), xp);
+  p.contexts.reserve(contexts.size());
+  for (size_t i = 0; i < contexts.size(); ++i) {
+    Path cp = Element(xp, i);
+    const json &c = Arr(contexts[i], cp);
+    if (c.size() > kMaxContextFrames)
+      Bad(cp, "has " + std::to_string(c.size()) + " frames, more than " +
+                  std::to_string(kMaxContextFrames));
     Context ctx;
-    for (const json &id : c)
-      ctx.push_back(ParseId(id.get<std::string>()));
+    ctx.reserve(c.size());
+    for (size_t k = 0; k < c.size(); ++k) {
+      Path fp = Element(cp, k);
+      std::string frame = Str(c[k], fp);
+      try {
+        ctx.push_back(ParseId(frame));
+      } catch (const Error &e) {
+        throw Error(fp.Str() + ": " + e.what());
+      }
+    }
     p.contexts.push_back(std::move(ctx));
   }
-  p.comms = j.at("comms").get<std::vector<std::vector<int>>>();
-  auto check_ctx = [&](uint32_t ctx) {
-    if (ctx >= p.contexts.size())
-      throw Error("context index " + std::to_string(ctx) + " out of range");
-    return ctx;
+
+  const Path cmp{nullptr, "comms"};
+  const json &comms = Arr(Req(j, "comms", top), cmp);
+  for (size_t i = 0; i < comms.size(); ++i) {
+    Path cp = Element(cmp, i);
+    const json &c = Arr(comms[i], cp);
+    if (c.size() > size_t(ranks_limit))
+      Bad(cp, "has " + std::to_string(c.size()) + " members, more than the " +
+                  std::to_string(ranks_limit) + " ranks of the run");
+    std::vector<int> members;
+    members.reserve(c.size());
+    for (size_t k = 0; k < c.size(); ++k) {
+      Path at = Element(cp, k, "world rank");
+      members.push_back(int(Int(c[k], at, 0, INT32_MAX)));
+      check_rank(members.back(), at);
+    }
+    p.comms.push_back(std::move(members));
+  }
+
+  auto ctx_index = [&](const json &v, const Path &at) {
+    int64_t c = Int(v, at, 0, INT64_MAX);
+    if (uint64_t(c) >= p.contexts.size())
+      throw Error(at.Str() + ": context index " + std::to_string(c) + " out of range (" +
+                  std::to_string(p.contexts.size()) + " contexts)");
+    return uint32_t(c);
   };
-  for (const json &r : j.at("ranks")) {
+  const size_t ncounters = p.meta.sampling.counters.size();
+  const Path rp{nullptr, "ranks"};
+  const json &ranks = Arr(Req(j, "ranks", top), rp);
+  std::map<int, size_t> seen; // rank id -> its index in "ranks"
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    Path at = Element(rp, i);
+    const json &r = Obj(ranks[i], at);
     RankData d;
-    d.rank = r.at("rank").get<int>();
-    d.host = Get<std::string>(r, "host", "");
-    d.pid = Get<int64_t>(r, "pid", 0);
-    d.threads = Get<int>(r, "threads", 1);
-    d.wall_time = Get<double>(r, "wall_time", 0);
-    d.samples = Get<uint64_t>(r, "samples", 0);
-    d.samples_dropped = Get<uint64_t>(r, "samples_dropped", 0);
-    d.errors = Get<std::map<std::string, uint64_t>>(r, "errors", {});
-    for (const json &v : r.at("vertices")) {
-      VertexRow row;
-      row.ctx = check_ctx(v.at(0).get<uint32_t>());
-      row.samples = v.at(1).get<uint64_t>();
-      row.cpu_seconds = v.at(2).get<double>();
-      row.counters = v.at(3).get<std::vector<double>>();
-      d.vertices.push_back(std::move(row));
+    Path rankp = Member(at, "rank");
+    d.rank = int(Int(Req(r, "rank", at), rankp, 0, INT32_MAX));
+    check_rank(d.rank, rankp);
+    if (auto [it, fresh] = seen.emplace(d.rank, i); !fresh)
+      Bad(rankp, std::to_string(d.rank) + " appears twice (also in ranks[" +
+                     std::to_string(it->second) + "])");
+    if (const json *v = Opt(r, "host"))
+      d.host = Str(*v, Member(at, "host"));
+    if (const json *v = Opt(r, "pid"))
+      d.pid = Int(*v, Member(at, "pid"), 0, INT64_MAX);
+    if (const json *v = Opt(r, "threads"))
+      d.threads = int(Int(*v, Member(at, "threads"), 0, INT32_MAX));
+    if (const json *v = Opt(r, "wall_time"))
+      d.wall_time = Seconds(*v, Member(at, "wall_time"));
+    if (const json *v = Opt(r, "samples"))
+      d.samples = Count(*v, Member(at, "samples"));
+    if (const json *v = Opt(r, "samples_dropped"))
+      d.samples_dropped = Count(*v, Member(at, "samples_dropped"));
+    if (const json *ev = Opt(r, "errors")) {
+      Path ep = Member(at, "errors");
+      for (const auto &[k, v] : Obj(*ev, ep).items())
+        d.errors[k] = Count(v, Path{&ep, k.c_str()});
     }
-    for (const json &v : r.at("mpi")) {
-      MpiRow row;
-      row.ctx = check_ctx(v.at(0).get<uint32_t>());
-      row.calls = v.at(1).get<uint64_t>();
-      row.seconds = v.at(2).get<double>();
-      row.bytes = v.at(3).get<uint64_t>();
-      d.mpi.push_back(row);
+    if (const json *v = Opt(r, "snapshot"))
+      d.snapshot = Bool(*v, Member(at, "snapshot"));
+    if (const json *v = Opt(r, "end_signal"))
+      d.end_signal = int(Int(*v, Member(at, "end_signal"), 0, 255));
+
+    Path vp = Member(at, "vertices");
+    const json &vertices = Arr(Req(r, "vertices", at), vp);
+    d.vertices.reserve(vertices.size());
+    for (size_t k = 0; k < vertices.size(); ++k) {
+      Path row = Element(vp, k);
+      const json &v = Row(vertices[k], row, 4);
+      VertexRow out;
+      out.ctx = ctx_index(v[0], Element(row, 0, "context"));
+      out.samples = Count(v[1], Element(row, 1, "samples"));
+      out.cpu_seconds = Seconds(v[2], Element(row, 2, "cpu seconds"));
+      Path cp = Element(row, 3, "counters");
+      if (Arr(v[3], cp).size() > ncounters)
+        Bad(cp, "has " + std::to_string(v[3].size()) + " values for the " +
+                    std::to_string(ncounters) + " counters of meta.sampling.counters");
+      for (size_t c = 0; c < v[3].size(); ++c) // deltas of 64-bit counters
+        out.counters.push_back(Real(v[3][c], Element(cp, c), 0, 0x1p64));
+      d.vertices.push_back(std::move(out));
     }
-    for (const json &v : r.at("deps")) {
-      DepRow row;
-      row.ctx = check_ctx(v.at(0).get<uint32_t>());
-      row.kind = ParseDepKind(v.at(1).get<std::string>());
-      row.peer = v.at(2).get<int32_t>();
-      row.tag = v.at(3).get<int32_t>();
-      row.comm = v.at(4).get<uint32_t>();
-      if (row.comm >= p.comms.size() && !(p.comms.empty() && row.comm == 0))
-        throw Error("communicator index " + std::to_string(row.comm) + " out of range");
-      row.count = v.at(5).get<uint64_t>();
-      row.bytes = v.at(6).get<uint64_t>();
-      row.wait_seconds = v.at(7).get<double>();
-      d.deps.push_back(row);
+
+    Path mpp = Member(at, "mpi");
+    const json &mpi = Arr(Req(r, "mpi", at), mpp);
+    d.mpi.reserve(mpi.size());
+    for (size_t k = 0; k < mpi.size(); ++k) {
+      Path row = Element(mpp, k);
+      const json &v = Row(mpi[k], row, 4);
+      MpiRow out;
+      out.ctx = ctx_index(v[0], Element(row, 0, "context"));
+      out.calls = Count(v[1], Element(row, 1, "calls"));
+      out.seconds = Seconds(v[2], Element(row, 2, "seconds"));
+      out.bytes = Count(v[3], Element(row, 3, "bytes"));
+      d.mpi.push_back(out);
+    }
+
+    Path dp = Member(at, "deps");
+    const json &deps = Arr(Req(r, "deps", at), dp);
+    d.deps.reserve(deps.size());
+    for (size_t k = 0; k < deps.size(); ++k) {
+      Path row = Element(dp, k);
+      const json &v = Row(deps[k], row, 8);
+      DepRow out;
+      out.ctx = ctx_index(v[0], Element(row, 0, "context"));
+      Path kp = Element(row, 1, "kind");
+      std::string kind = Str(v[1], kp);
+      try {
+        out.kind = ParseDepKind(kind);
+      } catch (const Error &e) {
+        throw Error(kp.Str() + ": " + e.what());
+      }
+      // Negative peers are no particular rank (collectives, an unknown source).
+      Path pp = Element(row, 2, "peer");
+      out.peer = int32_t(Int(v[2], pp, INT32_MIN, INT32_MAX));
+      check_rank(out.peer, pp);
+      out.tag = int32_t(Int(v[3], Element(row, 3, "tag"), INT32_MIN, INT32_MAX));
+      Path cp = Element(row, 4, "communicator");
+      int64_t comm = Int(v[4], cp, 0, INT64_MAX);
+      if (uint64_t(comm) >= p.comms.size() && !(p.comms.empty() && comm == 0))
+        throw Error(cp.Str() + ": communicator index " + std::to_string(comm) + " out of range (" +
+                    std::to_string(p.comms.size()) + " communicators)");
+      out.comm = uint32_t(comm);
+      out.count = Count(v[5], Element(row, 5, "count"));
+      out.bytes = Count(v[6], Element(row, 6, "bytes"));
+      out.wait_seconds = Seconds(v[7], Element(row, 7, "wait seconds"));
+      d.deps.push_back(out);
     }
     p.ranks.push_back(std::move(d));
   }
@@ -178,28 +466,150 @@ Profile FromJson(const json &j) {
   return p;
 }
 
-std::string ReadGzip(const std::string &path) {
-  gzFile f = gzopen(path.c_str(), "rb");
-  if (!f)
-    throw Error(path + ": cannot open: " + std::strerror(errno));
-  std::string text;
-  char buf[1 << 16];
-  int n;
-  while ((n = gzread(f, buf, sizeof buf)) > 0)
-    text.append(buf, n);
-  int err = Z_OK;
-  const char *msg = gzerror(f, &err);
-  std::string what = err != Z_OK && err != Z_STREAM_END ? msg : "";
-  gzclose(f);
-  if (n < 0 || !what.empty())
-    throw Error(path + ": corrupt or truncated gzip data (" + what +
-                "); the run was probably interrupted while writing: re-run it");
-  return text;
+// "16 MiB", "95.5 MiB", "1 GiB", "512 bytes".
+std::string Size(uint64_t bytes) {
+  char buf[32];
+  if (bytes >= (uint64_t(1) << 30) && bytes % (uint64_t(1) << 30) == 0)
+    std::snprintf(buf, sizeof buf, "%llu GiB", (unsigned long long)(bytes >> 30));
+  else if (bytes >= (uint64_t(1) << 20))
+    std::snprintf(buf, sizeof buf, "%.4g MiB", double(bytes) / double(1 << 20));
+  else
+    std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)bytes);
+  return buf;
 }
 
-bool Exists(const std::string &path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0;
+// Inflates gzip data (one member, or several concatenated) a bounded step
+// at a time: the output may not pass the limit, so a gzip bomb costs at most
+// that much memory and is refused as soon as it passes it.
+std::string Gunzip(const std::string &in, const std::string &origin) {
+  const auto byte = [&](size_t i) { return uint8_t(in[i]); };
+  if (in.empty())
+    throw Error(origin + ": empty file; the run was probably interrupted while writing: re-run it");
+  if (in.size() < 2 || byte(0) != 0x1f || byte(1) != 0x8b) {
+    std::string what = "not gzip data (no 1f 8b magic bytes at the start)";
+    if (in.size() >= 2 && (byte(0) & 0x0f) == 8 && (byte(0) * 256 + byte(1)) % 31 == 0)
+      what = "zlib data, not gzip (a profile is gzip-compressed JSON, as gzip writes it)";
+    else if (byte(0) == '{')
+      what = "not gzip data: uncompressed JSON? (a profile is gzip-compressed JSON)";
+    throw Error(origin + ": " + what);
+  }
+  if (in.size() > kMaxProfileBytes)
+    throw Error(origin + ": " + std::to_string(in.size()) +
+                " bytes, larger than any profile (at most " + Size(kMaxProfileBytes) +
+                " compressed)");
+  const uint64_t limit =
+      std::min(kMaxProfileBytes, std::max(kInflateFloor, kInflateRatio * uint64_t(in.size())));
+  z_stream zs{};
+  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) // 16: gzip only
+    throw std::bad_alloc();
+  struct End {
+    z_stream *z;
+    ~End() { inflateEnd(z); }
+  } end{&zs};
+  // zlib never writes through next_in; its type is not const only for history.
+  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
+  zs.avail_in = uInt(in.size()); // at most kMaxProfileBytes: fits
+  std::string out;
+  char buf[1 << 16];
+  for (;;) {
+    zs.next_out = reinterpret_cast<Bytef *>(buf);
+    zs.avail_out = sizeof buf;
+    int rc = inflate(&zs, Z_NO_FLUSH);
+    size_t got = sizeof buf - zs.avail_out;
+    if (got > limit - out.size())
+      throw Error(origin + ": inflates to more than " + Size(limit) +
+                  " (a profile may inflate to " + std::to_string(kInflateRatio) +
+                  " times its compressed size, to at least " + Size(kInflateFloor) +
+                  " and at most " + Size(kMaxProfileBytes) +
+                  "): not a profile written by `scalana prof`");
+    out.append(buf, got);
+    if (rc == Z_STREAM_END) {
+      if (zs.avail_in == 0)
+        return out;
+      // Another gzip member may follow (cat a.gz b.gz); nothing else may.
+      if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b)
+        throw Error(origin + ": " + std::to_string(zs.avail_in) +
+                    " bytes of other data after the gzip data; the file is corrupt: re-run");
+      inflateReset(&zs);
+      continue;
+    }
+    if (rc == Z_OK)
+      continue;
+    if (rc == Z_BUF_ERROR && zs.avail_in == 0)
+      throw Error(origin + ": truncated gzip data (corrupt: the file ends inside the compressed "
+                           "stream); the run was probably interrupted while writing: re-run it");
+    if (rc == Z_MEM_ERROR)
+      throw std::bad_alloc();
+    throw Error(origin + ": corrupt gzip data (" + std::string(zs.msg ? zs.msg : "inflate error") +
+                "); the file was damaged: re-run");
+  }
+}
+
+// The bytes of the regular file PATH (never a FIFO or a device), bounded.
+std::string ReadProfileBytes(const std::string &path) {
+  std::string error, bytes;
+  uint64_t size = 0;
+  int fd = OpenRegularFile(path, &size, &error);
+  if (fd < 0)
+    throw Error(path + ": cannot read: " + error);
+  if (size > kMaxProfileBytes) {
+    ::close(fd);
+    throw Error(path + ": " + std::to_string(size) + " bytes, larger than any profile (at most " +
+                Size(kMaxProfileBytes) + " compressed)");
+  }
+  bool ok = ReadAllBounded(fd, kMaxProfileBytes, &bytes, &error);
+  ::close(fd);
+  if (!ok)
+    throw Error(path + ": cannot read: " + error);
+  return bytes;
+}
+
+// R from the name of a per-rank file "rank-<R>.json.gz"; -1 for other names.
+int RankOfFileName(const std::string &name) {
+  static const std::string kPrefix = "rank-", kSuffix = ".json.gz";
+  if (name.size() <= kPrefix.size() + kSuffix.size() ||
+      name.compare(0, kPrefix.size(), kPrefix) != 0 ||
+      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
+    return -1;
+  std::string digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
+  // The runtime writes rank-%d: no sign, no leading zero, so one name per rank.
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return -1;
+  return std::stoi(digits);
+}
+
+// Per-rank files must come from one run: one build, one world, and each
+// holds the rank its name says. Stale files of an earlier run fail here
+// instead of being merged into this one.
+void CheckRankFiles(const std::vector<Profile> &parts, const std::vector<std::string> &files,
+                    const std::vector<int> &ranks) {
+  for (size_t i = 0; i < parts.size(); ++i) {
+    const Profile &p = parts[i];
+    if (p.ranks.size() != 1 || p.ranks[0].rank != ranks[i])
+      throw Error(files[i] + ": " +
+                  (p.ranks.size() == 1
+                       ? "holds rank " + std::to_string(p.ranks[0].rank) + ", not rank " +
+                             std::to_string(ranks[i]) + " as its name says"
+                       : "holds " + std::to_string(p.ranks.size()) +
+                             " ranks; a rank file holds exactly one") +
+                  ": it was renamed or copied from another run; remove it");
+    const ProfileMeta &a = p.meta, &b = parts[0].meta;
+    auto differ = [&](const char *field, const std::string &x, const std::string &y) {
+      throw Error(files[i] + ": meta." + field + " " + x + " differs from " + y + " in " +
+                  files[0] +
+                  ": the run directory mixes rank files of different runs or builds (stale files "
+                  "of an earlier run?); remove them, or re-run into an empty directory");
+    };
+    if (a.psg_id != b.psg_id)
+      differ("psg_id", a.psg_id, b.psg_id);
+    if (a.build_id != b.build_id)
+      differ("build_id", a.build_id, b.build_id);
+    if (a.binary != b.binary)
+      differ("binary", a.binary, b.binary);
+    if (a.world_size != b.world_size && a.world_size > 0 && b.world_size > 0)
+      differ("world_size", std::to_string(a.world_size), std::to_string(b.world_size));
+  }
 }
 
 } // namespace
@@ -241,7 +651,13 @@ uint64_t ParseId(const std::string &text) {
   return v;
 }
 
-Profile ReadProfileFile(const std::string &path) { return ProfileFromJson(ReadGzip(path), path); }
+Profile ReadProfileFile(const std::string &path) {
+  return ProfileFromGzip(ReadProfileBytes(path), path);
+}
+
+Profile ProfileFromGzip(const std::string &bytes, const std::string &origin) {
+  return ProfileFromJson(Gunzip(bytes, origin), origin);
+}
 
 Profile ProfileFromJson(const std::string &text, const std::string &path) {
   json j;
@@ -261,35 +677,57 @@ Profile ProfileFromJson(const std::string &text, const std::string &path) {
 
 Profile ReadProfile(const std::string &run_dir) {
   struct stat st;
-  if (stat(run_dir.c_str(), &st) != 0)
-    throw Error(run_dir + ": no such run directory; run `scalana prof -o " + run_dir +
-                " -- ./app` first");
-  if (!S_ISDIR(st.st_mode)) {
-    return ReadProfileFile(run_dir); // a profile file given directly
+  if (stat(run_dir.c_str(), &st) != 0) {
+    int err = errno;
+    if (err == ELOOP)
+      throw Error(run_dir + ": symbolic link loop (the run directory is a link that leads back "
+                            "to itself); give the directory `scalana prof -o` wrote");
+    if (err == ENOENT && lstat(run_dir.c_str(), &st) == 0)
+      throw Error(run_dir + ": symbolic link to a missing run directory; give the directory "
+                            "`scalana prof -o` wrote");
+    if (err == ENOENT)
+      throw Error(run_dir + ": no such run directory; run `scalana prof -o " + run_dir +
+                  " -- ./app` first");
+    throw Error(run_dir + ": cannot read the run directory: " + std::strerror(err));
   }
+  if (!S_ISDIR(st.st_mode))
+    return ReadProfileFile(run_dir); // a profile file given directly
+  // lstat: a dangling link or a link loop named profile.json.gz is there, and
+  // reading it says what is wrong with it.
   std::string whole = run_dir + "/profile.json.gz";
-  if (Exists(whole))
+  if (lstat(whole.c_str(), &st) == 0)
     return ReadProfileFile(whole);
   // No gathered profile: merge the per-rank files left by a run that ended
   // before MPI_Finalize, remapping each file's context and comm indices.
-  std::vector<std::string> files;
-  if (DIR *d = opendir(run_dir.c_str())) {
-    while (dirent *e = readdir(d)) {
-      std::string n = e->d_name;
-      if (n.rfind("rank-", 0) == 0 && n.size() > 8 && n.substr(n.size() - 8) == ".json.gz")
-        files.push_back(run_dir + "/" + n);
-    }
-    closedir(d);
+  std::vector<std::pair<int, std::string>> files;
+  DIR *d = opendir(run_dir.c_str());
+  if (!d)
+    throw Error(run_dir + ": cannot list the run directory: " + std::strerror(errno));
+  while (dirent *e = readdir(d)) {
+    int rank = RankOfFileName(e->d_name);
+    if (rank >= 0)
+      files.emplace_back(rank, run_dir + "/" + e->d_name);
   }
+  closedir(d);
   if (files.empty())
     throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
                           "under `scalana prof`, or died before the profiler could write");
   std::sort(files.begin(), files.end());
   std::vector<Profile> parts;
-  for (const std::string &f : files)
+  std::vector<std::string> names;
+  std::vector<int> ranks;
+  for (const auto &[rank, f] : files) {
     parts.push_back(ReadProfileFile(f));
+    names.push_back(f);
+    ranks.push_back(rank);
+  }
+  CheckRankFiles(parts, names, ranks);
+  int world_size = 0; // the files that know it agree on it
+  for (const Profile &p : parts)
+    world_size = std::max(world_size, p.meta.world_size);
   Profile merged = MergeProfiles(std::move(parts));
   merged.meta.complete = false;
+  merged.meta.world_size = world_size;
   return merged;
 }
 
@@ -317,13 +755,19 @@ Profile MergeProfiles(std::vector<Profile> parts) {
         merged.comms.push_back(c);
       comm_map.push_back(it->second);
     }
+    // Parts from ProfileFromJson have been checked; others must be as sound.
+    auto ctx_of = [&](uint32_t ctx) {
+      if (ctx >= ctx_map.size())
+        throw Error("merging profiles: context index " + std::to_string(ctx) + " out of range");
+      return ctx_map[ctx];
+    };
     for (RankData &r : part.ranks) {
       for (auto &v : r.vertices)
-        v.ctx = ctx_map[v.ctx];
+        v.ctx = ctx_of(v.ctx);
       for (auto &m : r.mpi)
-        m.ctx = ctx_map[m.ctx];
+        m.ctx = ctx_of(m.ctx);
       for (auto &d : r.deps) {
-        d.ctx = ctx_map[d.ctx];
+        d.ctx = ctx_of(d.ctx);
         if (d.comm < comm_map.size())
           d.comm = comm_map[d.comm];
       }
@@ -352,6 +796,109 @@ void WriteProfileFile(const Profile &p, const std::string &path) {
     std::remove(tmp.c_str());
     throw Error(path + ": cannot write: " + why);
   }
+}
+
+// ---- how the ranks of an incomplete run ended (reports; see profile.h)
+
+namespace {
+
+std::string SignalName(int sig) {
+  static const std::pair<int, const char *> kNames[] = {
+      {SIGHUP, "SIGHUP"},   {SIGINT, "SIGINT"},   {SIGQUIT, "SIGQUIT"}, {SIGILL, "SIGILL"},
+      {SIGABRT, "SIGABRT"}, {SIGBUS, "SIGBUS"},   {SIGFPE, "SIGFPE"},   {SIGKILL, "SIGKILL"},
+      {SIGSEGV, "SIGSEGV"}, {SIGPIPE, "SIGPIPE"}, {SIGTERM, "SIGTERM"}, {SIGXCPU, "SIGXCPU"}};
+  for (const auto &[n, name] : kNames)
+    if (n == sig)
+      return name;
+  return "signal " + std::to_string(sig);
+}
+
+// "rank 1", "ranks 0,2,3", "ranks 4-9,12,...": runs of three or more as
+// ranges, at most 20 items.
+std::string RankList(const std::vector<int> &ranks) {
+  std::string s;
+  size_t items = 0;
+  for (size_t i = 0; i < ranks.size(); ++i) {
+    if (items++ == 20) {
+      s += ",...";
+      break;
+    }
+    size_t j = i;
+    while (j + 1 < ranks.size() && ranks[j + 1] == ranks[j] + 1)
+      ++j;
+    s += (s.empty() ? "" : ",") + std::to_string(ranks[i]);
+    if (j >= i + 2) {
+      s += "-" + std::to_string(ranks[j]);
+      i = j;
+    }
+  }
+  return (ranks.size() == 1 ? "rank " : "ranks ") + s;
+}
+
+} // namespace
+
+std::string DescribeRankEnd(const RankData &r) {
+  auto has = [&](const char *what) {
+    auto it = r.errors.find(what);
+    return it != r.errors.end() && it->second > 0;
+  };
+  std::string sig = r.end_signal ? SignalName(r.end_signal) : "";
+  char at[32];
+  std::snprintf(at, sizeof at, "%.1f s", r.wall_time);
+  // An end record made from the last snapshot (no time was left for more).
+  std::string data = r.snapshot ? std::string("; data up to its last periodic snapshot, ") + at +
+                                      " after it started"
+                                : std::string();
+  if (has("ended_by_MPI_Abort"))
+    return "called MPI_Abort" + data;
+  if (has("ended_by_signal_term"))
+    return (sig.empty() ? std::string("SIGTERM or SIGINT") : sig) +
+           ", a request to stop (the MPI launcher sends it to every rank when one fails)" + data;
+  if (has("ended_by_signal_fatal"))
+    return "fatal signal" + (sig.empty() ? std::string() : " " + sig) + data;
+  if (has("ended_by_exit_without_finalize"))
+    return "exit without MPI_Finalize" + data;
+  if (has("ended_by_final_profile_failed"))
+    return "reached MPI_Finalize, but rank 0 could not write profile.json.gz" + data;
+  for (const auto &[what, n] : r.errors)
+    if (n > 0 && what.rfind("ended_by_", 0) == 0)
+      return what.substr(9) + data;
+  if (r.snapshot)
+    return std::string("no end recorded, data up to its last periodic snapshot ") + at +
+           " after it started (killed, e.g. by SIGKILL, or still running)";
+  return "";
+}
+
+std::vector<std::string> DescribeRankEnds(const Profile &p) {
+  std::map<std::string, std::vector<int>> by_end;
+  std::vector<char> present(size_t(std::max(p.meta.world_size, 0)), 0);
+  bool not_gathered = false;
+  for (const RankData &r : p.ranks) {
+    if (r.rank >= 0 && size_t(r.rank) < present.size())
+      present[size_t(r.rank)] = 1;
+    if (auto it = r.errors.find("ranks_missing"); it != r.errors.end() && it->second)
+      not_gathered = true;
+    std::string end = DescribeRankEnd(r);
+    if (!end.empty())
+      by_end[end].push_back(r.rank);
+  }
+  std::vector<std::string> lines;
+  for (auto &[end, ranks] : by_end) {
+    std::sort(ranks.begin(), ranks.end());
+    lines.push_back(RankList(ranks) + " ended before MPI_Finalize: " + end);
+  }
+  std::vector<int> missing;
+  for (size_t r = 0; r < present.size(); ++r)
+    if (!present[r])
+      missing.push_back(int(r));
+  if (!missing.empty())
+    lines.push_back(RankList(missing) + " left no data: " +
+                    (not_gathered ? std::string("its data could not be gathered at MPI_Finalize")
+                                  : std::string("no file in the run directory (it ended before "
+                                                "MPI_Init returned, or without snapshots "
+                                                "(--snapshot 0) and without recording its end, "
+                                                "or could not write there)")));
+  return lines;
 }
 
 } // namespace scalana

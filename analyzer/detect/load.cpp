@@ -4,10 +4,12 @@
 
 #include "scalana/elf_section.h"
 #include "scalana/psg_format.h"
+#include "scalana/regular_file.h"
 
 #include <sys/stat.h>
 
 #include <algorithm>
+#include <cerrno>
 
 namespace scalana {
 
@@ -63,9 +65,11 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   std::vector<Profile> profiles;
   for (const std::string &dir : run_dirs) {
     struct stat st;
-    if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-      throw Error(dir + ": not a readable directory; give the run directories written by "
-                        "'scalana prof -o DIR'");
+    bool found = stat(dir.c_str(), &st) == 0;
+    if (!found || !S_ISDIR(st.st_mode))
+      throw Error(dir + ": not a readable directory (" +
+                  (found ? FileKind(st.st_mode) : OpenErrorText(errno)) +
+                  "); give the run directories written by 'scalana prof -o DIR'");
     if (progress)
       progress("reading " + dir);
     profiles.push_back(ReadProfile(dir)); // throws Error naming the file
@@ -77,7 +81,7 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   if (out.binary.empty())
     throw Error(run_dirs[0] + ": profile does not name its binary; pass it with --binary PATH");
   struct stat st;
-  if (stat(out.binary.c_str(), &st) != 0)
+  if (stat(out.binary.c_str(), &st) != 0 && errno == ENOENT)
     throw Error(out.binary + (opts.binary.empty()
                                   ? ": the profiled binary no longer exists (recorded in " +
                                         run_dirs[0] + "); if it moved, pass --binary PATH"

@@ -47,19 +47,24 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   run.label = label;
   run.meta = profile.meta;
   run.comms = profile.comms;
+  // Arrays below are sized by world_size and indexed by rank ids. The
+  // reader checks both for files; profiles made in memory must hold too.
+  const int declared = profile.meta.world_size;
+  if (declared < 0 || declared > kMaxWorldSize)
+    throw Error(label + ": world_size " + std::to_string(declared) + " is outside 0 to " +
+                std::to_string(kMaxWorldSize));
   int max_rank = -1;
-  for (const RankData &rd : profile.ranks)
+  for (const RankData &rd : profile.ranks) {
+    if (rd.rank < 0 || rd.rank >= (declared > 0 ? declared : kMaxWorldSize))
+      throw Error(label + ": rank " + std::to_string(rd.rank) + " is outside the run (" +
+                  std::to_string(declared) + " ranks)");
     max_rank = std::max(max_rank, rd.rank);
-  run.world_size = std::max(profile.meta.world_size, max_rank + 1);
-  if (profile.meta.world_size > 0 && max_rank + 1 > profile.meta.world_size)
-    run.warnings.push_back(label + ": profile holds rank " + std::to_string(max_rank) +
-                           " but world_size is " + std::to_string(profile.meta.world_size));
+  }
+  run.world_size = declared > 0 ? declared : max_rank + 1;
   run.slot_of_rank.assign(run.world_size, -1);
   std::vector<size_t> rank_index; // slot -> index into profile.ranks
   for (size_t i = 0; i < profile.ranks.size(); ++i) {
     int r = profile.ranks[i].rank;
-    if (r < 0)
-      continue;
     if (run.slot_of_rank[r] >= 0) {
       run.warnings.push_back(label + ": rank " + std::to_string(r) +
                              " appears twice in the profile; keeping the first");
@@ -77,10 +82,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   }
   rank_index.assign(run.ranks.size(), SIZE_MAX);
   for (size_t i = 0; i < profile.ranks.size(); ++i) {
-    int r = profile.ranks[i].rank;
-    if (r < 0)
-      continue;
-    int slot = run.slot_of_rank[r];
+    int slot = run.slot_of_rank[profile.ranks[i].rank];
     if (rank_index[slot] == SIZE_MAX)
       rank_index[slot] = i;
   }
@@ -263,6 +265,10 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
                            std::to_string(run.world_size) + " ranks missing from the profile (" +
                            list + "); analysing the " + std::to_string(nslots) + " present");
   }
+  // Which ranks ended before MPI_Finalize, and how; why the missing ones
+  // left no data (one line per reason).
+  for (const std::string &line : DescribeRankEnds(profile))
+    run.warnings.push_back(label + ": " + line);
   if (run.unresolved_contexts)
     run.warnings.push_back(label + ": " + std::to_string(run.unresolved_contexts) + " of " +
                            std::to_string(run.contexts) +

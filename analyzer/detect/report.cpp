@@ -1,12 +1,15 @@
 #include "detect/report.h"
 
+#include "scalana/regular_file.h"
+#include "scalana/text_escape.h"
+
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 #include <sys/stat.h>
+#include <unistd.h>
 
 namespace scalana {
 
@@ -116,9 +119,14 @@ std::string JoinPath(const std::vector<std::string> &parts) {
   return s;
 }
 
+// Every string of the text report that came from a file or the command line
+// (paths, names, counter names, warnings quoting them): controls escaped.
+std::string Safe(const std::string &s) { return EscapeControls(s); }
+
+// Control characters too: the page may be printed to a terminal.
 std::string HtmlEscape(const std::string &s) {
   std::string o;
-  for (char c : s) {
+  for (char c : EscapeControls(s, "\t")) {
     switch (c) {
     case '<':
       o += "&lt;";
@@ -204,19 +212,45 @@ std::vector<std::string> SourceSnippet(const std::string &file, uint32_t line, i
       if (!d.empty())
         candidates.push_back(d + "/" + file);
   for (const std::string &path : candidates) {
-    std::ifstream f(path);
-    if (!f)
+    // Only a regular file (a FIFO would block), read no further than the
+    // lines shown and no more than kMaxSourceBytes; long lines are cut.
+    constexpr uint64_t kMaxSourceBytes = uint64_t(64) << 20;
+    constexpr size_t kMaxLineChars = 400;
+    uint64_t size = 0;
+    std::string error;
+    int fd = OpenRegularFile(path, &size, &error);
+    if (fd < 0)
       continue;
+    const uint32_t first = line > uint32_t(context) ? line - uint32_t(context) : 1;
+    const uint32_t last = line + uint32_t(context);
+    uint32_t n = 1;
     std::string text;
-    for (uint32_t n = 1; std::getline(f, text); ++n) {
-      if (n + context < line)
-        continue;
-      if (n > line + context)
-        break;
+    auto emit = [&] {
       char num[16];
       std::snprintf(num, sizeof num, "%5u%s ", n, n == line ? ">" : "|");
-      out.push_back(num + text);
+      if (text.size() > kMaxLineChars)
+        text = text.substr(0, kMaxLineChars) + "...";
+      out.push_back(num + EscapeControls(text, "\t"));
+      text.clear();
+    };
+    char buf[1 << 16];
+    uint64_t total = 0;
+    ssize_t got;
+    while (n <= last && total < kMaxSourceBytes && (got = ::read(fd, buf, sizeof buf)) > 0) {
+      total += uint64_t(got);
+      for (ssize_t i = 0; i < got && n <= last; ++i) {
+        if (buf[i] == '\n') {
+          if (n >= first)
+            emit();
+          ++n;
+        } else if (n >= first && text.size() <= kMaxLineChars) {
+          text += buf[i];
+        }
+      }
     }
+    if (n >= first && n <= last && !text.empty()) // a last line without a newline
+      emit();
+    ::close(fd);
     if (found)
       *found = true;
     if (resolved)
@@ -232,9 +266,9 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   const DetectResult &r = in.result;
   const Run &big = BigRun(in);
   out << "ScalAna scaling-loss report\n";
-  out << "binary: " << in.binary << "\nruns:";
+  out << "binary: " << Safe(in.binary) << "\nruns:";
   for (const Run &run : in.runs)
-    out << "  " << run.label << " (" << RankCount(run.world_size) << ", "
+    out << "  " << Safe(run.label) << " (" << RankCount(run.world_size) << ", "
         << Fmt("%.3f", run.total_time) << " s)";
   out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
@@ -246,20 +280,20 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << ", total time slope " << Fmt("%.2f", r.program_slope);
   out << "), abnormal threshold " << in.options.abnorm_thd << "x median\n";
   if (!r.scaling_reason.empty())
-    out << "scaling: " << r.scaling_reason << "\n";
+    out << "scaling: " << Safe(r.scaling_reason) << "\n";
   for (const std::string &w : r.warnings)
-    out << "warning: " << w << "\n";
+    out << "warning: " << Safe(w) << "\n";
 
-  out << "\n== Root causes (backtracking on " << big.label << ", " << RankCount(big.world_size)
-      << ") ==\n";
+  out << "\n== Root causes (backtracking on " << Safe(big.label) << ", "
+      << RankCount(big.world_size) << ") ==\n";
   if (r.root_causes.empty())
     out << "none found: no backtracking path reached a problematic computation vertex\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
-    out << "\n#" << ++n << "  " << ToString(x.kind) << " at " << Where(in.psg, rc.vertex) << "  ("
-        << FunctionName(in.psg, rc.vertex) << ")\n";
-    out << "    call path: " << JoinPath(CallSites(in.psg, rc.vertex)) << "\n";
+    out << "\n#" << ++n << "  " << ToString(x.kind) << " at " << Safe(Where(in.psg, rc.vertex))
+        << "  (" << Safe(FunctionName(in.psg, rc.vertex)) << ")\n";
+    out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex))) << "\n";
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
     out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s ("
         << Fmt("%.1f", 100 * rc.score) << "% of " << Fmt("%.3f", Total(in)) << " s); rank "
@@ -271,8 +305,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     if (!rc.evidence.empty()) {
       out << "    PMU:      ";
       for (const CounterEvidence &e : rc.evidence)
-        out << " " << e.counter << " rank " << rc.culprit_rank << " " << Fmt("%.3g", e.culprit)
-            << " vs median " << Fmt("%.3g", e.median)
+        out << " " << Safe(e.counter) << " rank " << rc.culprit_rank << " "
+            << Fmt("%.3g", e.culprit) << " vs median " << Fmt("%.3g", e.median)
             << (e.median > 0 ? " (" + Fmt("%.2f", e.culprit / e.median) + "x)" : "") << ";";
       out << "\n";
     } else if (!big.meta.sampling.counters_real) {
@@ -282,8 +316,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     for (const PathStep &ps : rc.path) {
       const Vertex &s = in.psg.vertex(ps.vertex);
       out << "      " << (ps.vertex == rc.vertex && ps.rank == rc.culprit_rank ? "* " : "  ")
-          << ToString(s.kind) << " " << VertexName(in.psg, ps.vertex) << "  rank " << ps.rank
-          << "  " << Where(in.psg, ps.vertex) << "  " << Fmt("%.3f", ps.time) << " s";
+          << ToString(s.kind) << " " << Safe(VertexName(in.psg, ps.vertex)) << "  rank " << ps.rank
+          << "  " << Safe(Where(in.psg, ps.vertex)) << "  " << Fmt("%.3f", ps.time) << " s";
       if (ps.via != "prev" && ps.via != "control")
         out << "  [" << ps.via;
       if (ps.wait > 0)
@@ -302,7 +336,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       for (const std::string &l : lines)
         out << "      " << l << "\n";
     } else {
-      out << "    source: " << NotFound(in, rc.vertex) << "\n";
+      out << "    source: " << Safe(NotFound(in, rc.vertex)) << "\n";
     }
   }
 
@@ -310,9 +344,10 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   if (in.runs.size() < 2 || r.non_scalable.empty())
     out << (r.non_scalable.empty() ? "none\n" : "");
   for (const NonScalableVertex &ns : r.non_scalable) {
-    out << "  " << Where(in.psg, ns.vertex) << "  " << Describe(in.psg, ns.vertex) << "  slope "
-        << Fmt("%.2f", ns.slope) << " (expected " << Fmt("%.2f", ns.expected) << "), share "
-        << Fmt("%.1f", 100 * ns.share) << "%, score " << Fmt("%.3f", ns.score) << "  [";
+    out << "  " << Safe(Where(in.psg, ns.vertex)) << "  " << Safe(Describe(in.psg, ns.vertex))
+        << "  slope " << Fmt("%.2f", ns.slope) << " (expected " << Fmt("%.2f", ns.expected)
+        << "), share " << Fmt("%.1f", 100 * ns.share) << "%, score " << Fmt("%.3f", ns.score)
+        << "  [";
     for (size_t i = 0; i < ns.merged.size(); ++i)
       out << (i ? " " : "") << ns.merged[i].first << ":" << Fmt("%.3g", ns.merged[i].second);
     out << "]\n";
@@ -326,9 +361,9 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       out << "  ... " << r.abnormal.size() - shown + 1 << " more (see --format json)\n";
       break;
     }
-    out << "  " << in.runs[ab.run].label << "  " << Where(in.psg, ab.vertex) << "  "
-        << Describe(in.psg, ab.vertex) << "  ranks " << RankList(ab.ranks, 8) << "  worst rank "
-        << ab.worst_rank << " " << Fmt("%.3f", ab.worst_time) << " s vs median "
+    out << "  " << Safe(in.runs[ab.run].label) << "  " << Safe(Where(in.psg, ab.vertex)) << "  "
+        << Safe(Describe(in.psg, ab.vertex)) << "  ranks " << RankList(ab.ranks, 8)
+        << "  worst rank " << ab.worst_rank << " " << Fmt("%.3f", ab.worst_time) << " s vs median "
         << Fmt("%.3f", ab.median) << " s\n";
   }
 }
@@ -431,7 +466,9 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                   {"median", a.median},
                   {"excess", a.excess}});
   doc["abnormal"] = ab;
-  out << doc.dump(1) << "\n";
+  // ASCII only (\uXXXX): the same document, with nothing a terminal acts on;
+  // invalid UTF-8 (directory names from the command line) becomes U+FFFD.
+  out << doc.dump(1, ' ', true, json::error_handler_t::replace) << "\n";
 }
 
 // ---------------------------------------------------------------- HTML

@@ -13,6 +13,7 @@
 #include <limits>
 #include <map>
 #include <sstream>
+#include <type_traits>
 #include <unordered_set>
 
 namespace scalana {
@@ -52,10 +53,28 @@ T Get(const json &obj, const char *field, const T &def, const RecordWhere &w,
   auto it = obj.find(field);
   if (it == obj.end() || it->is_null())
     return def;
-  try {
-    return it->get<T>();
-  } catch (const json::exception &) {
-    Fail(w, where + ": field '" + field + "' has the wrong type");
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>) {
+    // Checked here: nlohmann converts -1 to 4294967295 and a float out of
+    // range to an undefined value.
+    constexpr auto lo = std::numeric_limits<T>::min();
+    constexpr auto hi = std::numeric_limits<T>::max();
+    bool fits = false;
+    if (it->is_number_unsigned())
+      fits = it->get<uint64_t>() <= uint64_t(hi);
+    else if (it->is_number_integer())
+      fits = it->get<int64_t>() < 0 ? std::is_signed_v<T> && it->get<int64_t>() >= int64_t(lo)
+                                    : uint64_t(it->get<int64_t>()) <= uint64_t(hi);
+    else
+      Fail(w, where + ": field '" + field + "' has the wrong type");
+    if (!fits)
+      Fail(w, where + ": field '" + field + "' is out of range");
+    return it->is_number_unsigned() ? T(it->get<uint64_t>()) : T(it->get<int64_t>());
+  } else {
+    try {
+      return it->get<T>();
+    } catch (const json::exception &) {
+      Fail(w, where + ": field '" + field + "' has the wrong type");
+    }
   }
 }
 
@@ -121,7 +140,10 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
       if (!ch->is_array())
         Fail(w, vw + ": 'children' is not an array");
       for (const json &c : *ch) {
-        if (!c.is_number_integer() || c.get<int64_t>() < 1 || c.get<int64_t>() >= int64_t(n))
+        if (!c.is_number_integer())
+          Fail(w, vw + ": a child is not a vertex index (" + c.type_name() + ")");
+        if (c.is_number_unsigned() ? c.get<uint64_t>() < 1 || c.get<uint64_t>() >= n
+                                   : c.get<int64_t>() < 1 || c.get<int64_t>() >= int64_t(n))
           Fail(w,
                vw + ": child " + c.dump() + " out of range (" + std::to_string(n) + " vertices)");
         v.children.push_back(c.get<uint32_t>());
@@ -138,6 +160,17 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
       v.indirect = Get<bool>(jv, "indirect", false, w, vw);
       if (v.callee.empty() && !v.indirect)
         Fail(w, vw + ": a call has neither 'callee' nor 'indirect'");
+      // Optional (records before it have none): the targets the pass saw.
+      auto cs = jv.find("candidates");
+      if (cs != jv.end() && !cs->is_null()) {
+        if (!cs->is_array())
+          Fail(w, vw + ": 'candidates' is not an array");
+        for (const json &c : *cs) {
+          if (!c.is_string() || c.get_ref<const std::string &>().empty())
+            Fail(w, vw + ": candidate " + c.dump() + " is not a function key");
+          v.candidates.push_back(c.get<std::string>());
+        }
+      }
     } else if (v.kind == VertexKind::Mpi) {
       v.mpi_op = Get<std::string>(jv, "op", "", w, vw);
       if (v.mpi_op.empty())
@@ -1199,9 +1232,36 @@ const LocalPsg &Psg::FunctionOf(VertexId v) const {
   return impl_->fns.at(size_t(vertex(v).function));
 }
 
+std::vector<std::string> Psg::CandidatesOf(VertexId v) const {
+  const Impl &m = *impl_;
+  const Vertex &x = m.verts.at(size_t(v));
+  if (x.kind != VertexKind::Call || !x.indirect || x.function < 0)
+    return {};
+  // A target bound under the site (BindIndirect) has the site's function
+  // and local index: it is not a site of its own.
+  if (x.parent != kNoVertex) {
+    const Vertex &p = m.verts[size_t(x.parent)];
+    if (p.kind == VertexKind::Call && p.indirect && p.function == x.function && p.local == x.local)
+      return {};
+  }
+  std::vector<std::string> names;
+  for (const std::string &key : m.fns[size_t(x.function)].vertices[x.local].candidates) {
+    auto it = m.by_key.find(key);
+    names.push_back(it == m.by_key.end() ? key : m.fns[size_t(it->second)].name);
+  }
+  return names;
+}
+
 // --- writers ---------------------------------------------------------------
 
 namespace {
+
+std::string Join(const std::vector<std::string> &items, const char *sep) {
+  std::string out;
+  for (const std::string &s : items)
+    out += (out.empty() ? "" : sep) + s;
+  return out;
+}
 
 std::string LocText(const SourceLoc &l) {
   std::string s = l.file + ":" + std::to_string(l.line);
@@ -1268,6 +1328,8 @@ std::string Psg::ToText() const {
           line += " (recursive)";
         if (v.indirect)
           line += " (indirect)";
+        if (std::vector<std::string> c = CandidatesOf(it.v); !c.empty())
+          line += " (candidates " + Join(c, ", ") + "; resolved at run time)";
         if (v.kind != VertexKind::Function && v.function >= 0 && !m.IsProgram(v.function))
           line += " (in " + m.fns[v.function].name + ")";
         out << line << "\n";
@@ -1328,6 +1390,8 @@ std::string Psg::ToJson() const {
     }
     if (v.indirect)
       jv["indirect"] = true;
+    if (std::vector<std::string> c = CandidatesOf(VertexId(i)); !c.empty())
+      jv["candidates"] = std::move(c);
     if (v.expanded)
       jv["expanded"] = true;
     vs.push_back(std::move(jv));
@@ -1366,6 +1430,8 @@ std::string Psg::ToDot() const {
     label += "\\n" + LocText(v.loc);
     if (v.function >= 0 && !m.IsProgram(v.function))
       label += "\\n(in " + m.fns[v.function].name + ")";
+    if (std::vector<std::string> c = CandidatesOf(VertexId(i)); !c.empty())
+      label += "\\ncandidates " + Join(c, ", ") + "\\n(resolved at run time)";
     const char *shape = v.kind == VertexKind::Loop     ? "ellipse"
                         : v.kind == VertexKind::Branch ? "diamond"
                         : v.kind == VertexKind::Mpi    ? "box, style=filled, fillcolor=lightblue"

@@ -1,12 +1,19 @@
 // Minimal ELF64 reader: the bytes of a named section and the GNU build-id.
 // Header-only and dependency-free so the runtime (no LLVM) and the analyzer
 // share it. Only what ScalAna needs; not a general ELF library.
+//
+// The file is untrusted (a profile names it): only a regular file is opened
+// (a FIFO would block, a device never end), and only the headers and the
+// sections asked for are read, each checked to lie inside the file and below
+// kMaxElfSectionBytes, so a huge or sparse file costs what its headers say.
 #pragma once
 
+#include "scalana/regular_file.h"
+
 #include <elf.h>
+#include <unistd.h>
 
 #include <cstdint>
-#include <cstdio>
 #include <cstring>
 #include <optional>
 #include <string>
@@ -15,14 +22,18 @@
 
 namespace scalana {
 
+// No section ScalAna reads comes near this; a larger one is corrupt.
+inline constexpr uint64_t kMaxElfSectionBytes = uint64_t(512) << 20;
+
 struct ElfInfo {
   std::vector<uint8_t> section; // contents of the requested section
   bool has_section = false;
   std::string build_id; // hex, empty when the note is absent
 };
 
-// Returns std::nullopt and sets *error when the file is unreadable or not a
-// 64-bit little-endian ELF file.
+// Returns std::nullopt and sets *error when the file is unreadable, not a
+// regular file or not a 64-bit little-endian ELF file, or when the requested
+// section does not fit in it.
 inline std::optional<ElfInfo> ReadElf(const std::string &path, std::string_view section_name,
                                       std::string *error) {
   auto fail = [&](std::string msg) -> std::optional<ElfInfo> {
@@ -30,47 +41,61 @@ inline std::optional<ElfInfo> ReadElf(const std::string &path, std::string_view 
       *error = path + ": " + msg;
     return std::nullopt;
   };
-  FILE *f = std::fopen(path.c_str(), "rb");
-  if (!f)
-    return fail(std::strerror(errno));
-  std::vector<uint8_t> data;
-  uint8_t buf[1 << 16];
-  size_t n;
-  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0)
-    data.insert(data.end(), buf, buf + n);
-  std::fclose(f);
-  if (data.size() < sizeof(Elf64_Ehdr) || std::memcmp(data.data(), ELFMAG, SELFMAG) != 0)
-    return fail("not an ELF file");
+  std::string open_error;
+  uint64_t size = 0;
+  int fd = OpenRegularFile(path, &size, &open_error);
+  if (fd < 0)
+    return fail(open_error);
+  struct Closer {
+    int fd;
+    ~Closer() { ::close(fd); }
+  } closer{fd};
+  auto in_bounds = [&](uint64_t off, uint64_t len) { return off <= size && len <= size - off; };
   Elf64_Ehdr eh;
-  std::memcpy(&eh, data.data(), sizeof eh);
+  if (size < sizeof eh || !ReadAt(fd, 0, &eh, sizeof eh) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+    return fail("not an ELF file");
   if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
     return fail("not a 64-bit little-endian ELF file");
-  auto in_bounds = [&](uint64_t off, uint64_t len) {
-    return off <= data.size() && len <= data.size() - off;
-  };
+  // e_shnum is 16 bits: the table is at most 4 MiB.
   if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
       !in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)) ||
       eh.e_shstrndx >= eh.e_shnum)
     return fail("corrupt ELF section table");
   std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  std::memcpy(sh.data(), data.data() + eh.e_shoff, sh.size() * sizeof(Elf64_Shdr));
+  if (!ReadAt(fd, eh.e_shoff, sh.data(), sh.size() * sizeof(Elf64_Shdr)))
+    return fail("cannot read the ELF section table");
   const Elf64_Shdr &strtab = sh[eh.e_shstrndx];
-  if (!in_bounds(strtab.sh_offset, strtab.sh_size))
+  // Section names take a few hundred bytes; 1 MiB is far beyond any linker's.
+  if (!in_bounds(strtab.sh_offset, strtab.sh_size) || strtab.sh_size > (uint64_t(1) << 20))
     return fail("corrupt section names");
+  std::vector<char> names(strtab.sh_size);
+  if (!ReadAt(fd, strtab.sh_offset, names.data(), names.size()))
+    return fail("cannot read the section names");
   ElfInfo info;
   for (const Elf64_Shdr &s : sh) {
-    if (s.sh_name >= strtab.sh_size)
+    if (s.sh_name >= names.size() || s.sh_type == SHT_NOBITS)
       continue;
-    const char *name = reinterpret_cast<const char *>(data.data() + strtab.sh_offset + s.sh_name);
-    size_t max = strtab.sh_size - s.sh_name;
-    std::string_view nm(name, strnlen(name, max));
-    if (s.sh_type == SHT_NOBITS || !in_bounds(s.sh_offset, s.sh_size))
-      continue;
-    const uint8_t *p = data.data() + s.sh_offset;
+    std::string_view nm(names.data() + s.sh_name,
+                        strnlen(names.data() + s.sh_name, names.size() - s.sh_name));
     if (nm == section_name) {
-      info.section.assign(p, p + s.sh_size);
+      if (!in_bounds(s.sh_offset, s.sh_size))
+        return fail("section " + std::string(nm) + " (" + std::to_string(s.sh_size) +
+                    " bytes at offset " + std::to_string(s.sh_offset) +
+                    ") lies outside the file (" + std::to_string(size) + " bytes): corrupt");
+      if (s.sh_size > kMaxElfSectionBytes)
+        return fail("section " + std::string(nm) + " is " + std::to_string(s.sh_size) +
+                    " bytes, more than " + std::to_string(kMaxElfSectionBytes) + ": corrupt");
+      info.section.resize(s.sh_size);
+      if (!ReadAt(fd, s.sh_offset, info.section.data(), info.section.size()))
+        return fail("cannot read section " + std::string(nm));
       info.has_section = true;
-    } else if (s.sh_type == SHT_NOTE && nm == ".note.gnu.build-id" && s.sh_size >= 12) {
+    } else if (s.sh_type == SHT_NOTE && nm == ".note.gnu.build-id" && s.sh_size >= 12 &&
+               s.sh_size <= 4096 && in_bounds(s.sh_offset, s.sh_size)) {
+      std::vector<uint8_t> note(s.sh_size);
+      if (!ReadAt(fd, s.sh_offset, note.data(), note.size()))
+        continue;
+      const uint8_t *p = note.data();
       uint32_t namesz, descsz, type;
       std::memcpy(&namesz, p, 4);
       std::memcpy(&descsz, p + 4, 4);

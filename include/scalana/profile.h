@@ -87,6 +87,13 @@ struct RankData {
   std::vector<VertexRow> vertices;
   std::vector<MpiRow> mpi;
   std::vector<DepRow> deps;
+  // How a rank's data ended when it is not part of a complete profile
+  // (docs/formats.md section 3; both optional in files, written when set).
+  // SNAPSHOT: the data is a periodic snapshot taken at wall_time, and no end
+  // was recorded after it (the rank was killed, e.g. by SIGKILL, or is still
+  // running). END_SIGNAL: the signal that ended the rank, 0 for none.
+  bool snapshot = false;
+  int end_signal = 0;
 };
 
 struct Profile {
@@ -96,12 +103,31 @@ struct Profile {
   std::vector<RankData> ranks; // sorted by rank
 };
 
-// Reads RUN_DIR/profile.json.gz, or merges RUN_DIR/rank-*.json.gz when the run
-// ended before MPI_Finalize. Throws Error on a missing, truncated or corrupt
-// profile with a message naming the file.
+// What a reader accepts (docs/formats.md section 3, "Readers"). Every number
+// in a profile is checked against these and against the rest of the document
+// before anything is sized from it.
+inline constexpr int kMaxWorldSize = 1 << 22;                     // ranks in one run
+inline constexpr double kMinSamplingHz = 1, kMaxSamplingHz = 1e6; // or 0: no sampling
+inline constexpr double kMaxSeconds = 1e9;                        // any time field
+inline constexpr size_t kMaxCounters = 64;                        // meta.sampling.counters
+inline constexpr size_t kMaxContextFrames = 1024;                 // frames in one context
+// Sizes: a profile file is at most kMaxProfileBytes compressed and inflates
+// to at most kInflateRatio times that, never less than kInflateFloor and
+// never more than kMaxProfileBytes (gzip bombs stop there).
+inline constexpr uint64_t kMaxProfileBytes = uint64_t(1) << 30;
+inline constexpr uint64_t kInflateFloor = uint64_t(16) << 20;
+inline constexpr uint64_t kInflateRatio = 64;
+
+// Reads RUN_DIR/profile.json.gz, or merges RUN_DIR/rank-<R>.json.gz when the
+// run ended before MPI_Finalize (each must hold rank R, and all the same
+// build and world size). Throws Error on a missing, truncated, corrupt,
+// oversized or inconsistent profile with a message naming the file and field.
+// Only regular files are read (a FIFO or device is an error, never a hang).
 Profile ReadProfile(const std::string &run_dir);
 // Reads one gzip JSON profile document.
 Profile ReadProfileFile(const std::string &path);
+// The same on the bytes of such a file (ORIGIN names it in messages).
+Profile ProfileFromGzip(const std::string &bytes, const std::string &origin);
 // Writes gzip JSON atomically (temporary file + rename). Throws Error.
 void WriteProfileFile(const Profile &p, const std::string &path);
 
@@ -118,5 +144,14 @@ std::string FormatId(uint64_t id);         // "0x…"
 uint64_t ParseId(const std::string &text); // throws Error
 
 const char *ToString(DepKind k);
+
+// How one rank ended when it did not reach a complete profile, for reports:
+// "called MPI_Abort", "fatal signal SIGSEGV", "no end recorded, data up to
+// its last periodic snapshot 3.0 s after it started (...)"; empty otherwise.
+std::string DescribeRankEnd(const RankData &r);
+// One line per reason: which ranks of P ended before MPI_Finalize and how,
+// and which have no data at all and why ("ranks 0,2,3 ended before
+// MPI_Finalize: SIGTERM, ..."). Empty for a complete run.
+std::vector<std::string> DescribeRankEnds(const Profile &p);
 
 } // namespace scalana

@@ -3,6 +3,8 @@
 #include "detect/detect.h"
 #include "detect/load.h"
 #include "detect/report.h"
+#include "scalana/out_of_memory.h"
+#include "scalana/text_escape.h"
 
 #include <CLI/CLI.hpp>
 
@@ -11,11 +13,13 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <new>
 #include <unistd.h>
 
 using namespace scalana;
 
 int main(int argc, char **argv) {
+  scalana::ExitCleanlyOnUncaughtExceptions("scalana detect");
   CLI::App app{"Find the root causes of scaling loss from runs of one program at several "
                "scales (directories written by 'scalana prof -o DIR')."};
   app.name("scalana detect");
@@ -65,7 +69,9 @@ int main(int argc, char **argv) {
   const bool tty = isatty(STDERR_FILENO);
   ProgressFn progress;
   if (tty)
-    progress = [](const std::string &msg) { std::fprintf(stderr, "\r\033[K%s", msg.c_str()); };
+    progress = [](const std::string &msg) {
+      std::fprintf(stderr, "\r\033[K%s", EscapeControls(msg).c_str());
+    };
   try {
     LoadedRuns loaded = LoadRuns(run_dirs, load, progress);
     if (tty)
@@ -76,7 +82,7 @@ int main(int argc, char **argv) {
     for (const std::string &w : loaded.warnings)
       result.warnings.push_back(w);
     for (const std::string &w : result.warnings)
-      std::fprintf(stderr, "scalana detect: warning: %s\n", w.c_str());
+      std::fprintf(stderr, "scalana detect: warning: %s\n", EscapeControls(w).c_str());
     ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
     // Relative source paths start at the compilation directory recorded in
     // the PSG (the report tries it first); then beside the binary, then here.
@@ -104,12 +110,22 @@ int main(int argc, char **argv) {
     if (!out)
       throw Error((output.empty() ? "stdout" : output) + ": write failed");
   } catch (const Error &e) {
+    // Messages quote file content (ids, names, JSON parser excerpts).
     if (tty)
       std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "scalana detect: error: %s\n", e.what());
+    std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
+    return 1;
+  } catch (const std::bad_alloc &) {
+    if (tty)
+      std::fprintf(stderr, "\r\033[K");
+    std::fprintf(stderr, "scalana detect: error: out of memory; the runs are too large for this "
+                         "machine's memory (or its ulimit -v)\n");
     return 1;
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana detect: internal error: %s\n", e.what());
+    std::fprintf(stderr, "scalana detect: internal error: %s\n", EscapeControls(e.what()).c_str());
+    return 2;
+  } catch (...) {
+    std::fprintf(stderr, "scalana detect: internal error: unknown exception\n");
     return 2;
   }
   return 0;

@@ -1,14 +1,18 @@
 // `scalana psg BINARY`: prints the whole-program Program Structure Graph of a
 // program built with scalana-cc/-cxx/-fc (docs/psg.md).
 #include "psg.h"
+#include "scalana/out_of_memory.h"
+#include "scalana/text_escape.h"
 
 #include <CLI/CLI.hpp>
 
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <new>
 
 int main(int argc, char **argv) {
+  scalana::ExitCleanlyOnUncaughtExceptions("scalana psg");
   CLI::App app{"Print the whole-program Program Structure Graph (PSG) of a binary built with "
                "scalana-cc, scalana-cxx or scalana-fc.",
                "scalana psg"};
@@ -31,12 +35,16 @@ int main(int argc, char **argv) {
   try {
     scalana::Psg psg = scalana::Psg::LoadFromBinary(binary, opts);
     for (const std::string &w : psg.warnings())
-      std::fprintf(stderr, "scalana psg: warning: %s\n", w.c_str());
+      std::fprintf(stderr, "scalana psg: warning: %s\n", scalana::EscapeControls(w).c_str());
     psg.ExpandAll();
     scalana::PsgFormat f = format == "json"  ? scalana::PsgFormat::Json
                            : format == "dot" ? scalana::PsgFormat::Dot
                                              : scalana::PsgFormat::Text;
-    std::string text = psg.Write(f);
+    // Names and files come from the binary's records: nothing in them may
+    // drive a terminal. The writers' own lines and indentation stay.
+    std::string text = f == scalana::PsgFormat::Json
+                           ? scalana::AsciiJson(psg.Write(f))
+                           : scalana::EscapeControls(psg.Write(f), "\n\t");
     if (output.empty()) {
       std::fwrite(text.data(), 1, text.size(), stdout);
     } else {
@@ -46,10 +54,14 @@ int main(int argc, char **argv) {
         throw scalana::Error(output + ": cannot write: check the directory exists and is writable");
     }
   } catch (const scalana::Error &e) {
-    std::fprintf(stderr, "scalana psg: %s\n", e.what());
+    std::fprintf(stderr, "scalana psg: %s\n", scalana::EscapeControls(e.what()).c_str());
+    return 1;
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "scalana psg: out of memory; try --max-vertices or a contracted graph\n");
     return 1;
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana psg: internal error: %s\n", e.what());
+    std::fprintf(stderr, "scalana psg: internal error: %s\n",
+                 scalana::EscapeControls(e.what()).c_str());
     return 1;
   }
   return 0;

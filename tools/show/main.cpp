@@ -2,7 +2,9 @@
 // recorded: metadata, per-vertex samples, MPI calls and communication
 // dependence, with contexts resolved to PSG vertices and source lines when
 // the binary is still readable.
+#include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
+#include "scalana/text_escape.h"
 #ifdef SCALANA_HAVE_PSG
 #include "frames.h"
 #include "psg.h"
@@ -14,6 +16,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <memory>
+#include <new>
 #include <optional>
 #include <string>
 #include <vector>
@@ -26,6 +29,11 @@ struct Resolved {
   std::string kind, location, function, label;
   std::vector<std::string> call_lines; // file:line of each call site, outermost first
 };
+
+// Every string printed in the text form that came from the profile, the
+// binary or the command line: its control characters escaped, so none of it
+// can drive the terminal or forge a line.
+std::string Safe(const std::string &s) { return EscapeControls(s); }
 
 std::string RawContext(const Context &c) {
   if (c.empty())
@@ -117,35 +125,35 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
   std::string note;
   std::vector<Resolved> res = ResolveContexts(p, &note);
   const ProfileMeta &m = p.meta;
-  std::printf("run        %s (%s)\n", dir.c_str(),
+  std::printf("run        %s (%s)\n", Safe(dir).c_str(),
               m.complete ? "complete" : "incomplete: ended before MPI_Finalize");
-  std::printf("binary     %s\n           build-id %s, psg %s\n", m.binary.c_str(),
-              m.build_id.empty() ? "-" : m.build_id.c_str(),
-              m.psg_id.empty() ? "-" : m.psg_id.c_str());
+  std::printf("binary     %s\n           build-id %s, psg %s\n", Safe(m.binary).c_str(),
+              m.build_id.empty() ? "-" : Safe(m.build_id).c_str(),
+              m.psg_id.empty() ? "-" : Safe(m.psg_id).c_str());
   std::printf("ranks      %d (%zu with data), started %s, wall %.3f s\n", m.world_size,
-              p.ranks.size(), m.start_time.c_str(), m.wall_time);
-  std::printf("mpi        %s\n", m.mpi_library.c_str());
+              p.ranks.size(), Safe(m.start_time).c_str(), m.wall_time);
+  std::printf("mpi        %s\n", Safe(m.mpi_library).c_str());
   std::string counters;
   for (const auto &c : m.sampling.counters)
-    counters += (counters.empty() ? "" : ",") + c;
-  std::printf("sampling   %s at %g Hz (%s time), counters: %s\n", m.sampling.source.c_str(),
-              m.sampling.hz, m.sampling.clock.c_str(),
+    counters += (counters.empty() ? "" : ",") + Safe(c);
+  std::printf("sampling   %s at %g Hz (%s time), counters: %s\n", Safe(m.sampling.source).c_str(),
+              m.sampling.hz, Safe(m.sampling.clock).c_str(),
               counters.empty() ? "none" : counters.c_str());
   if (!m.sampling.note.empty())
-    std::printf("           %s\n", m.sampling.note.c_str());
+    std::printf("           %s\n", Safe(m.sampling.note).c_str());
   if (!note.empty())
-    std::printf("vertices   %s\n", note.c_str());
+    std::printf("vertices   %s\n", Safe(note).c_str());
 
   for (const RankData &r : p.ranks) {
     if (only_rank && r.rank != *only_rank)
       continue;
     std::printf("\n== rank %d  host %s pid %lld threads %d wall %.3f s samples %llu dropped %llu\n",
-                r.rank, r.host.c_str(), (long long)r.pid, r.threads, r.wall_time,
+                r.rank, Safe(r.host).c_str(), (long long)r.pid, r.threads, r.wall_time,
                 (unsigned long long)r.samples, (unsigned long long)r.samples_dropped);
     if (!r.errors.empty()) {
       std::printf("   errors:");
       for (const auto &[what, n] : r.errors)
-        std::printf(" %s=%llu", what.c_str(), (unsigned long long)n);
+        std::printf(" %s=%llu", Safe(what).c_str(), (unsigned long long)n);
       std::printf("\n");
     }
     std::vector<VertexRow> rows = r.vertices;
@@ -155,16 +163,19 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
                 counters.empty() ? "" : (counters + "  ").c_str(), "vertex");
     for (const VertexRow &v : rows) {
       std::string c;
-      for (double x : v.counters)
-        c += std::to_string((long long)x) + " ";
+      for (double x : v.counters) { // up to 2^64: no cast to an integer type
+        char num[32];
+        std::snprintf(num, sizeof num, "%.0f ", x);
+        c += num;
+      }
       std::printf("   %-9llu %9.3f %s%s\n", (unsigned long long)v.samples, v.cpu_seconds, c.c_str(),
-                  Describe(p, res, v.ctx).c_str());
+                  Safe(Describe(p, res, v.ctx)).c_str());
     }
     if (!r.mpi.empty()) {
       std::printf("   %-9s %9s %12s  %s\n", "mpi calls", "seconds", "bytes", "vertex");
       for (const MpiRow &x : r.mpi)
         std::printf("   %-9llu %9.4f %12llu  %s\n", (unsigned long long)x.calls, x.seconds,
-                    (unsigned long long)x.bytes, Describe(p, res, x.ctx).c_str());
+                    (unsigned long long)x.bytes, Safe(Describe(p, res, x.ctx)).c_str());
     }
     if (!r.deps.empty()) {
       std::printf("   %-5s %5s %5s %-14s %7s %10s %9s  %s\n", "dep", "peer", "tag", "comm", "count",
@@ -172,7 +183,8 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
       for (const DepRow &d : r.deps)
         std::printf("   %-5s %5d %5d %-14s %7llu %10llu %9.4f  %s\n", ToString(d.kind), d.peer,
                     d.tag, Members(p, d.comm).c_str(), (unsigned long long)d.count,
-                    (unsigned long long)d.bytes, d.wait_seconds, Describe(p, res, d.ctx).c_str());
+                    (unsigned long long)d.bytes, d.wait_seconds,
+                    Safe(Describe(p, res, d.ctx)).c_str());
     }
   }
 }
@@ -199,13 +211,15 @@ void PrintJson(Profile p, std::optional<int> only_rank) {
   j["resolved"] = resolved;
   if (!note.empty())
     j["resolve_note"] = note;
-  std::printf("%s\n", j.dump(1).c_str());
+  // ASCII only (\uXXXX escapes): the same document, nothing a terminal acts on.
+  std::printf("%s\n", j.dump(1, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
 }
 
 } // namespace
 } // namespace scalana
 
 int main(int argc, char **argv) {
+  scalana::ExitCleanlyOnUncaughtExceptions("scalana show");
   CLI::App app{"Print the data of a run directory written by `scalana prof`.", "scalana show"};
   std::string dir, format = "text";
   std::optional<int> rank;
@@ -225,7 +239,7 @@ int main(int argc, char **argv) {
         found |= r.rank == *rank;
       if (!found) {
         std::fprintf(stderr, "scalana show: %s has no data for rank %d (ranks 0..%d)\n",
-                     dir.c_str(), *rank, p.meta.world_size - 1);
+                     scalana::Safe(dir).c_str(), *rank, p.meta.world_size - 1);
         return 1;
       }
     }
@@ -233,11 +247,18 @@ int main(int argc, char **argv) {
       scalana::PrintJson(std::move(p), rank);
     else
       scalana::PrintText(std::move(p), dir, rank);
-  } catch (const scalana::Error &e) {
-    std::fprintf(stderr, "scalana show: %s\n", e.what());
+  } catch (const scalana::Error &e) { // it may quote the file: escaped
+    std::fprintf(stderr, "scalana show: %s\n", scalana::Safe(e.what()).c_str());
+    return 1;
+  } catch (const std::bad_alloc &) {
+    std::fprintf(stderr, "scalana show: out of memory; the run is too large for this machine's "
+                         "memory (or its ulimit -v)\n");
     return 1;
   } catch (const std::exception &e) { // a bug, not bad input: still no abort
-    std::fprintf(stderr, "scalana show: internal error: %s\n", e.what());
+    std::fprintf(stderr, "scalana show: internal error: %s\n", scalana::Safe(e.what()).c_str());
+    return 1;
+  } catch (...) {
+    std::fprintf(stderr, "scalana show: internal error: unknown exception\n");
     return 1;
   }
   return 0;

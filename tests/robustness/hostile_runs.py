@@ -1,0 +1,486 @@
+#!/usr/bin/env python3
+"""Hostile run directories for `scalana show`, `scalana detect` and `scalana psg`.
+
+Stages (each a ctest entry; `setup` is the fixture of the others):
+
+  setup     build examples/fig3 with scalana-cc and profile it at 1 and 2 ranks
+  sizes     numbers that do not fit: huge world_size, rank 5 of 4, negative
+            counts, hz 1e-300, peers and members outside the world
+  special   FIFOs, devices, a gzip bomb, a 3 GiB sparse binary
+  stale     per-rank files of another build or world size, or renamed
+  terminal  escape sequences and CR/LF in strings of the profile, in file and
+            directory names: escaped in every text output
+  messages  link loops, zlib/raw/truncated/corrupt data: each says what it is
+
+Every command runs with a timeout and an address-space limit and must end
+with the expected exit status: 1 and the expected words on stderr for bad
+input (never a hang, a signal, or a peak RSS above MAX_RSS_MB).
+"""
+import argparse
+import gzip
+import json
+import os
+import resource
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import zlib
+
+TIMEOUT = 30           # seconds per command; a FIFO read would block forever
+ADDRESS_SPACE = 4 << 30  # RLIMIT_AS: an attempt at 6 GB fails instead of swapping
+MAX_RSS_MB = 512       # what any of these commands may use at its peak
+SCALES = (1, 2)
+
+
+class Tool:
+    def __init__(self, args):
+        self.stage = args.stage
+        self.work = os.path.abspath(args.work_dir)
+        self.bin_dir = args.bin_dir
+        self.source_dir = args.source_dir
+        self.mpirun = args.mpirun
+        self.scalana = os.path.join(args.bin_dir, "scalana")
+        self.binary = os.path.join(self.work, "fig3", "fig3")
+        self.cases = os.path.join(self.work, "cases")
+        self.failures = []
+        self.checks = 0
+
+    def base(self, np):
+        return os.path.join(self.work, "runs", f"np{np}")
+
+    # --- running the tools ------------------------------------------------
+
+    def run(self, args, cwd=None, address_space=ADDRESS_SPACE):
+        """Runs a command under the limits: (status, stdout, stderr, seconds, peak RSS MB).
+
+        Status is the exit code, or -SIGNAL; "timeout" if it was killed for
+        taking longer than TIMEOUT."""
+        def limits():
+            resource.setrlimit(resource.RLIMIT_AS, (address_space, address_space))
+            resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        out_path = os.path.join(self.work, self.stage + ".stdout")
+        err_path = os.path.join(self.work, self.stage + ".stderr")
+        start = time.time()
+        with open(out_path, "wb") as out, open(err_path, "wb") as err:
+            proc = subprocess.Popen(args, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
+                                    preexec_fn=limits, cwd=cwd)
+            status, rss_kb = None, 0
+            while status is None:
+                pid, wstatus, usage = os.wait4(proc.pid, os.WNOHANG)
+                if pid:
+                    rss_kb = usage.ru_maxrss
+                    status = (-os.WTERMSIG(wstatus) if os.WIFSIGNALED(wstatus)
+                              else os.WEXITSTATUS(wstatus))
+                elif time.time() - start > TIMEOUT:
+                    proc.kill()
+                    os.wait4(proc.pid, 0)
+                    status = "timeout"
+                else:
+                    time.sleep(0.01)
+            proc.returncode = 0  # reaped here; keep Popen from waiting again
+        with open(out_path, "rb") as f:
+            stdout = f.read()
+        with open(err_path, "rb") as f:
+            stderr = f.read()
+        return status, stdout, stderr, time.time() - start, rss_kb / 1024
+
+    def check(self, name, args, status=1, stderr_has=(), stdout_has=(), verify=None, cwd=None,
+              address_space=ADDRESS_SPACE):
+        """One case: STATUS, phrases on stderr/stdout, VERIFY(stdout, stderr) -> error or None."""
+        self.checks += 1
+        got, out, err, secs, rss = self.run(args, cwd, address_space)
+        text_out = out.decode("utf-8", "replace")
+        text_err = err.decode("utf-8", "replace")
+        problems = []
+        if got == "timeout":
+            problems.append(f"hung: killed after {TIMEOUT} s")
+        elif isinstance(got, int) and (got < 0 or got >= 128):
+            problems.append(f"crashed: status {got}")
+        elif got != status:
+            problems.append(f"exit status {got}, expected {status}")
+        if rss > MAX_RSS_MB:
+            problems.append(f"peak RSS {rss:.0f} MB, more than {MAX_RSS_MB} MB")
+        for phrase in stderr_has:
+            if phrase not in text_err:
+                problems.append(f"stderr lacks {phrase!r}")
+        for phrase in stdout_has:
+            if phrase not in text_out:
+                problems.append(f"stdout lacks {phrase!r}")
+        if verify and not problems:
+            why = verify(out, err)
+            if why:
+                problems.append(why)
+        shown = " ".join(a if a.isprintable() else repr(a) for a in args[1:])
+        line = (f"{'ok  ' if not problems else 'FAIL'} {name}: status {got}, {secs:.2f} s, "
+                f"{rss:.0f} MB: {shown}")
+        print(line, flush=True)
+        if problems:
+            print(f"     stderr: {text_err.strip()[-1500:]}")
+            print(f"     stdout: {text_out.strip()[-1500:]}")
+            self.failures.append(f"{name}: " + "; ".join(problems))
+        elif text_err.strip():
+            print(f"     {text_err.strip().splitlines()[-1][:300]}")
+
+    def show(self, target, *more):
+        return [self.scalana, "show", target, *more]
+
+    def detect(self, *dirs, fmt="json"):
+        return [self.scalana, "detect", "--format", fmt, *dirs]
+
+    # --- making run directories ---------------------------------------------
+
+    def doc(self, np=2):
+        with gzip.open(os.path.join(self.base(np), "profile.json.gz"), "rt") as f:
+            return json.load(f)
+
+    def case_dir(self, name):
+        path = os.path.join(self.cases, name)
+        if os.path.lexists(path):
+            if os.path.isdir(path) and not os.path.islink(path):
+                shutil.rmtree(path)
+            else:
+                os.remove(path)
+        os.makedirs(path)
+        return path
+
+    def write_run(self, name, doc, file="profile.json.gz"):
+        path = self.case_dir(name)
+        with gzip.open(os.path.join(path, file), "wt") as f:
+            json.dump(doc, f)
+        return path
+
+    def write_rank_files(self, name, doc, edit=lambda rank, d: None):
+        """DOC's ranks as rank-<R>.json.gz files (a run that ended before MPI_Finalize)."""
+        path = self.case_dir(name)
+        for r in doc["ranks"]:
+            d = json.loads(json.dumps(doc))
+            d["meta"]["complete"] = False
+            d["ranks"] = [json.loads(json.dumps(r))]
+            edit(r["rank"], d)
+            with gzip.open(os.path.join(path, f"rank-{r['rank']}.json.gz"), "wt") as f:
+                json.dump(d, f)
+        return path
+
+
+def no_controls(*allowed):
+    """VERIFY: no control byte (C0 but ALLOWED, DEL, C1 as UTF-8) in stdout or stderr."""
+    def verify(out, err):
+        for where, data in (("stdout", out), ("stderr", err)):
+            for i, b in enumerate(data):
+                if (b < 0x20 and chr(b) not in allowed) or b == 0x7f or (
+                        b == 0xc2 and i + 1 < len(data) and 0x80 <= data[i + 1] <= 0x9f):
+                    return f"raw control byte 0x{b:02x} in {where} at {i}: {data[max(0, i - 40):i + 20]!r}"
+        return None
+    return verify
+
+
+# --- stages -----------------------------------------------------------------
+
+def stage_setup(t):
+    os.makedirs(os.path.dirname(t.binary), exist_ok=True)
+    if os.path.exists(t.binary):
+        os.remove(t.binary)
+    makefile = os.path.join(t.source_dir, "examples", "fig3", "Makefile")
+    subprocess.run(["make", "-f", makefile, f"SCALANA_BIN={t.bin_dir}/"],
+                   cwd=os.path.dirname(t.binary), check=True)
+    env = dict(os.environ, OMPI_MCA_rmaps_base_oversubscribe="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+               OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_mpi_yield_when_idle="1")
+    for np in SCALES:
+        shutil.rmtree(t.base(np), ignore_errors=True)
+        subprocess.run([t.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np),
+                        t.scalana, "prof", "-o", t.base(np), "--", t.binary],
+                       env=env, check=True, timeout=120)
+        if not os.path.exists(os.path.join(t.base(np), "profile.json.gz")):
+            t.failures.append(f"no profile written at {np} ranks")
+    # Both must be readable before any case is built on them.
+    t.check("valid show", t.show(t.base(2)), status=0, stdout_has=["fig3.c"])
+    t.check("valid detect", t.detect(t.base(1), t.base(2)), status=0)
+
+
+def stage_sizes(t):
+    doc = t.doc()
+
+    def edited(name, edit):
+        d = json.loads(json.dumps(doc))
+        edit(d)
+        return t.write_run(name, d)
+
+    huge = edited("world-1e8", lambda d: d["meta"].update(world_size=100000000))
+    for args in (t.show(huge), t.detect(t.base(1), huge)):
+        t.check("world_size 1e8", args, stderr_has=[
+            "meta.world_size 100000000 is larger than 4194304, the most ranks a profile may hold"])
+
+    # The largest world a profile may declare, with 2 of its ranks present:
+    # the report lists the others as missing, within the memory limit.
+    def largest(out, err):
+        report = json.loads(out)
+        missing = report["runs"][1]["missing_ranks"]
+        return None if len(missing) == 4194302 else f"{len(missing)} missing ranks listed"
+    big = edited("world-max", lambda d: d["meta"].update(world_size=4194304))
+    t.check("world_size at the limit", t.detect(t.base(1), big), status=0, verify=largest)
+    # The same in too little memory: a clear error, also when the JSON
+    # library runs out while freeing its document (a throwing destructor).
+    t.check("world_size at the limit, 400 MB of address space", t.detect(t.base(1), big),
+            address_space=400 << 20, stderr_has=["scalana detect: error: out of memory"])
+
+    def rank5(d):
+        d["meta"]["world_size"] = 4
+        d["ranks"][1]["rank"] = 5
+    five = edited("rank-5-of-4", rank5)
+    for args in (t.show(five), t.detect(t.base(1), five)):
+        t.check("rank 5 of 4", args, stderr_has=[
+            "ranks[1].rank 5 is not below meta.world_size 4: rank ids run from 0 to world_size-1"])
+
+    neg = edited("negative-samples", lambda d: d["ranks"][0]["vertices"][0].__setitem__(1, -3))
+    for args in (t.show(neg), t.detect(t.base(1), neg)):
+        t.check("negative samples", args,
+                stderr_has=["ranks[0].vertices[0][1] (samples) -3 is negative"])
+
+    hz = edited("hz-1e-300", lambda d: d["meta"]["sampling"].update(hz=1e-300))
+    for args in (t.show(hz), t.detect(t.base(1), hz, fmt="text")):
+        t.check("hz 1e-300", args, stderr_has=[
+            "meta.sampling.hz 1e-300 is not a sampling rate (0 for none, or 1 to 1e+06 Hz)"])
+
+    peer = edited("peer-9", lambda d: [r["deps"][0].__setitem__(2, 9) for r in d["ranks"]
+                                       if r["deps"]])
+    t.check("peer outside the world", t.show(peer),
+            stderr_has=["(peer) 9 is not below meta.world_size 2"])
+    member = edited("member-7", lambda d: d["comms"][0].__setitem__(1, 7))
+    t.check("communicator member outside the world", t.show(member),
+            stderr_has=["(world rank) 7 is not below meta.world_size 2"])
+    frac = edited("fractional-rank", lambda d: d["ranks"][0].update(rank=0.5))
+    t.check("fractional rank", t.show(frac), stderr_has=["ranks[0].rank is not an integer (0.5)"])
+
+
+def stage_special(t):
+    doc = t.doc()
+    fifo_run = t.case_dir("fifo-profile")
+    os.mkfifo(os.path.join(fifo_run, "profile.json.gz"))
+    for args in (t.show(fifo_run), t.detect(t.base(1), fifo_run)):
+        t.check("FIFO as profile.json.gz", args,
+                stderr_has=["profile.json.gz: cannot read: not a regular file (a FIFO)"])
+    fifo_rank = t.case_dir("fifo-rank")
+    os.mkfifo(os.path.join(fifo_rank, "rank-0.json.gz"))
+    for args in (t.show(fifo_rank), t.detect(fifo_rank)):
+        t.check("FIFO as rank-0.json.gz", args,
+                stderr_has=["rank-0.json.gz: cannot read: not a regular file (a FIFO)"])
+
+    fifo_bin = os.path.join(t.cases, "fifo-binary")
+    if os.path.lexists(fifo_bin):
+        os.remove(fifo_bin)
+    os.mkfifo(fifo_bin)
+    d = json.loads(json.dumps(doc))
+    d["meta"]["binary"] = fifo_bin
+    run = t.write_run("binary-fifo", d)
+    t.check("FIFO as meta.binary (show)", t.show(run), status=0,
+            stdout_has=["fifo-binary: not a regular file (a FIFO)"])
+    t.check("FIFO as meta.binary (detect)", t.detect(run),
+            stderr_has=["fifo-binary: not a regular file (a FIFO)"])
+    t.check("FIFO as the binary (psg)", [t.scalana, "psg", fifo_bin],
+            stderr_has=["fifo-binary: not a regular file (a FIFO)"])
+
+    for dev in ("/dev/zero", "/dev/urandom"):
+        run = t.case_dir("device-" + os.path.basename(dev))
+        os.symlink(dev, os.path.join(run, "profile.json.gz"))
+        for args in (t.show(run), t.detect(run)):
+            t.check(dev + " as profile.json.gz", args, stderr_has=[
+                "profile.json.gz: cannot read: not a regular file (a character device)"])
+
+    # 1.5 GiB of zeros in about 1.5 MB of gzip, made once.
+    bomb = os.path.join(t.work, "bomb-1.5GiB.gz")
+    if not os.path.exists(bomb):
+        z = zlib.compressobj(9, zlib.DEFLATED, 31)
+        chunk = bytes(16 << 20)
+        with open(bomb + ".tmp", "wb") as f:
+            for _ in range(96):
+                f.write(z.compress(chunk))
+            f.write(z.flush())
+        os.rename(bomb + ".tmp", bomb)
+    run = t.case_dir("gzip-bomb")
+    shutil.copy(bomb, os.path.join(run, "profile.json.gz"))
+    for args in (t.show(run), t.detect(run)):
+        t.check("gzip bomb (1.5 GiB)", args, stderr_has=[
+            "profile.json.gz: inflates to more than",
+            "(a profile may inflate to 64 times its compressed size"])
+
+    # Sparse giants: 3 GiB of holes, and the real binary grown to 3 GiB.
+    holes = os.path.join(t.cases, "sparse-3GiB")
+    with open(holes, "wb") as f:
+        f.truncate(3 << 30)
+    d = json.loads(json.dumps(doc))
+    d["meta"]["binary"] = holes
+    run = t.write_run("binary-sparse", d)
+    t.check("sparse 3 GiB binary (show)", t.show(run), status=0,
+            stdout_has=["sparse-3GiB: not an ELF file"])
+    t.check("sparse 3 GiB binary (detect)", t.detect(run),
+            stderr_has=["sparse-3GiB: not an ELF file"])
+    t.check("sparse 3 GiB binary (psg)", [t.scalana, "psg", holes],
+            stderr_has=["sparse-3GiB: not an ELF file"])
+    grown = os.path.join(t.cases, "fig3-grown")
+    shutil.copy(t.binary, grown)
+    with open(grown, "r+b") as f:
+        f.truncate(3 << 30)
+    t.check("real binary grown to 3 GiB (detect)",
+            t.detect(t.base(1), t.base(2), "--binary", grown), status=0)
+
+
+def stage_stale(t):
+    doc = t.doc()
+    run = t.write_rank_files("rank-files", doc)
+    t.check("rank files of one run", t.show(run), status=0,
+            stdout_has=["incomplete: ended before MPI_Finalize"])
+    t.check("rank files of one run (detect)", t.detect(t.base(1), run), status=0)
+
+    def other_build(rank, d):
+        if rank == 1:
+            d["meta"]["psg_id"] = "0x00000000deadbeef"
+    run = t.write_rank_files("rank-files-psg", doc, other_build)
+    for args in (t.show(run), t.detect(t.base(1), run)):
+        t.check("rank file of another build", args, stderr_has=[
+            "rank-1.json.gz: meta.psg_id 0x00000000deadbeef differs from",
+            "the run directory mixes rank files of different runs or builds"])
+
+    def other_world(rank, d):
+        if rank == 1:
+            d["meta"]["world_size"] = 3
+    run = t.write_rank_files("rank-files-world", doc, other_world)
+    for args in (t.show(run), t.detect(t.base(1), run)):
+        t.check("rank file of another world size", args,
+                stderr_has=["rank-1.json.gz: meta.world_size 3 differs from 2 in"])
+
+    def renamed(rank, d):
+        d["ranks"][0]["rank"] = 1 - rank
+    run = t.write_rank_files("rank-files-renamed", doc, renamed)
+    t.check("renamed rank file", t.show(run),
+            stderr_has=["rank-0.json.gz: holds rank 1, not rank 0 as its name says"])
+
+
+def stage_terminal(t):
+    doc = t.doc()
+    d = json.loads(json.dumps(doc))
+    d["meta"]["mpi_library"] = "Open MPI \x1b]0;pwned\x07\x1b[2J\x1b[H"
+    d["meta"]["sampling"]["note"] = "csi \u009b2J, rlo \u202etxt.exe, del \x7f"
+    d["meta"]["start_time"] = "2026\rforged"
+    d["ranks"][0]["host"] = "n01\r\nforged line"
+    d["ranks"][0]["errors"]["\x1b[31mred"] = 1
+    run = t.write_run("escapes", d)
+
+    def one_host_line(out, err):
+        text = out.decode()
+        if "n01\\x0d\\x0aforged line" not in text or "\\x1b]0;pwned\\x07\\x1b[2J" not in text:
+            return "escaped host or mpi_library missing"
+        if any(line.startswith("forged") for line in text.splitlines()):
+            return "a line was forged"
+        return no_controls("\n")(out, err)
+    t.check("show text", t.show(run), status=0, verify=one_host_line)
+
+    def same_strings(out, err):
+        why = no_controls("\n")(out, err)
+        if why:
+            return why
+        got = json.loads(out)
+        if (got["meta"]["mpi_library"] != d["meta"]["mpi_library"]
+                or got["ranks"][0]["host"] != d["ranks"][0]["host"]
+                or got["meta"]["sampling"]["note"] != d["meta"]["sampling"]["note"]):
+            return "show --format json changed the strings"
+        return None
+    t.check("show json", t.show(run, "--format", "json"), status=0, verify=same_strings)
+
+    # Names from the command line and the file system: a run directory with
+    # ESC and a newline in its name, the binary through a link named so.
+    odd = os.path.join(t.cases, "run\x1b[2J\nforged")
+    if os.path.lexists(odd):
+        shutil.rmtree(odd)
+    shutil.copytree(t.base(2), odd)
+    link = os.path.join(t.cases, "fig3\x1b]0;title\x07")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(t.binary, link)
+    escaped = ["fig3\\x1b]0;title\\x07", "run\\x1b[2J\\x0aforged"]
+    for fmt in ("text", "html"):
+        t.check(f"detect {fmt}: names with controls",
+                t.detect(t.base(1), odd, fmt=fmt) + ["--binary", link], status=0,
+                stdout_has=escaped, verify=no_controls("\n"))
+
+    def exact_names(out, err):
+        report = json.loads(out)
+        if report["binary"] != link or report["runs"][1]["dir"] != odd:
+            return "the JSON report changed the names"
+        return no_controls("\n")(out, err)
+    t.check("detect json: names with controls",
+            t.detect(t.base(1), odd) + ["--binary", link], status=0, verify=exact_names)
+    d = json.loads(json.dumps(doc))
+    d["meta"]["psg_id"] = "0x1\x1b[2J"
+    run = t.write_run("psg-id-escape", d)
+    t.check("detect error quoting the profile", t.detect(t.base(1), run),
+            stderr_has=["PSG 0x1\\x1b[2J"], verify=no_controls("\n"))
+    t.check("psg error quoting the path", [t.scalana, "psg", "/nonexistent/\x1b[2Japp"],
+            stderr_has=["/nonexistent/\\x1b[2Japp"], verify=no_controls("\n"))
+
+
+def stage_messages(t):
+    doc = t.doc()
+    text = json.dumps(doc).encode()
+
+    loop = t.case_dir("link-loop")
+    os.symlink(os.path.join(loop, "profile.json.gz"), os.path.join(loop, "profile.json.gz"))
+    for args in (t.show(loop), t.detect(loop)):
+        t.check("profile.json.gz links to itself", args,
+                stderr_has=["profile.json.gz: cannot read: symbolic link loop"])
+
+    self_link = os.path.join(t.cases, "self-run")
+    if os.path.lexists(self_link):
+        os.remove(self_link)
+    os.symlink(self_link, self_link)
+    t.check("run directory links to itself (show)", t.show(self_link), stderr_has=[
+        "self-run: symbolic link loop (the run directory is a link that leads back to itself)"])
+    t.check("run directory links to itself (detect)", t.detect(self_link), stderr_has=[
+        "self-run: not a readable directory (symbolic link loop"])
+    dangling = os.path.join(t.cases, "dangling-run")
+    if os.path.lexists(dangling):
+        os.remove(dangling)
+    os.symlink(os.path.join(t.cases, "no-such-dir"), dangling)
+    t.check("run directory is a dangling link", t.show(dangling),
+            stderr_has=["dangling-run: symbolic link to a missing run directory"])
+
+    gz = gzip.compress(text)
+    for name, data, phrase in (
+            ("zlib", zlib.compress(text), "zlib data, not gzip"),
+            ("raw-json", text, "not gzip data: uncompressed JSON?"),
+            ("truncated", gz[:len(gz) // 2], "truncated gzip data"),
+            ("corrupt", gz[:30] + bytes(b ^ 0xff for b in gz[30:60]) + gz[60:],
+             "corrupt gzip data ("),
+            ("not-json", gzip.compress(b"hello, world"), "not valid JSON"),
+            ("empty", b"", "empty file")):
+        run = t.case_dir("data-" + name)
+        with open(os.path.join(run, "profile.json.gz"), "wb") as f:
+            f.write(data)
+        for args in (t.show(run), t.detect(run)):
+            t.check(f"{name} data", args, stderr_has=["profile.json.gz: " + phrase])
+
+
+STAGES = {"setup": stage_setup, "sizes": stage_sizes, "special": stage_special,
+          "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages}
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("stage", choices=sorted(STAGES))
+    ap.add_argument("--bin-dir", required=True)
+    ap.add_argument("--source-dir", required=True)
+    ap.add_argument("--work-dir", required=True)
+    ap.add_argument("--mpirun", default="mpirun")
+    args = ap.parse_args()
+    t = Tool(args)
+    os.makedirs(t.cases, exist_ok=True)
+    STAGES[args.stage](t)
+    print(f"{args.stage}: {t.checks - len(t.failures)} of {t.checks} checks passed")
+    for f in t.failures:
+        print("FAILED: " + f)
+    return 1 if t.failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
