@@ -1,5 +1,7 @@
 #include "call_sites.h"
 
+#include "runtime.h"
+
 #define UNW_LOCAL_ONLY
 #include <libunwind.h>
 
@@ -39,7 +41,23 @@ constexpr size_t kMaxEntries = 4096;
 // address and slot. x86-64: a call pushes its return address just below the
 // caller's stack pointer, so the slot of frame j's return address is its SP
 // minus 8. Elsewhere slots are not recorded and every call is unwound.
+// While set, this thread's sampler counts its samples instead of unwinding:
+// libunwind's per-thread cache must not be re-entered. Only the unwind needs
+// it, so the samples of a call-site cache hit are attributed as usual.
+struct UnwindingGuard {
+  ThreadSamples *t = CurrentThread();
+  UnwindingGuard() {
+    if (t)
+      t->unwinding = 1;
+  }
+  ~UnwindingGuard() {
+    if (t)
+      t->unwinding = 0;
+  }
+};
+
 void Unwind(uintptr_t ra, Entry &e) {
+  UnwindingGuard guard;
   e.slots.clear();
   e.checkable = false;
   void *raw[kMaxRawFrames];

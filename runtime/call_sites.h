@@ -33,7 +33,7 @@ struct CallSiteContext {
 // The context of the MPI call whose wrapper returns to RETURN_ADDRESS and
 // has frame address FRAME_ADDRESS (__builtin_return_address(0) and
 // __builtin_frame_address(0) in the wrapper). Not async-signal-safe (it may
-// allocate); the caller guards libunwind against the sampler
+// allocate); it keeps the sampler out of libunwind while it unwinds
 // (ThreadSamples::unwinding). The result stays valid until the next call on
 // this thread.
 CallSiteContext ContextOfCall(const void *return_address, const void *frame_address);

@@ -142,9 +142,14 @@ int WorldRankFromEnv() {
 }
 
 std::string JobIdFromEnv() {
-  for (const char *name : {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid", "SLURM_JOB_ID"})
+  for (const char *name : {"PMIX_NAMESPACE", "OMPI_MCA_ess_base_jobid"})
     if (const char *v = EnvOrNull(name))
       return v;
+  // One Slurm allocation runs many job steps (one per srun): the step too.
+  if (const char *v = EnvOrNull("SLURM_JOB_ID")) {
+    const char *step = EnvOrNull("SLURM_STEP_ID");
+    return std::string(v) + (step ? std::string(".") + step : std::string());
+  }
   // A singleton run: the launcher's own process is the whole job.
   return "pid-" + std::to_string(getpid());
 }

@@ -1,8 +1,9 @@
 // Writing the profile: gathered at MPI_Finalize into RUN_DIR/profile.json.gz
-// by rank 0; otherwise each rank's RUN_DIR/rank-<R>.json.gz from exit,
-// MPI_Abort or a fatal signal (docs/formats.md section 3). Also the library's
-// load-time setup. Nothing here may stop the program: failures are counted or
-// printed as one line, never thrown.
+// by rank 0; before that, each rank's RUN_DIR/rank-<R>.json.gz, a periodic
+// snapshot replaced by the rank's end record if it ends without a complete
+// profile (docs/formats.md section 3; the writer thread and the endings are in
+// writer.cpp). Also the library's load-time setup. Nothing here may stop the
+// program: failures are counted or printed as one line, never thrown.
 #include "config.h"
 #include "recorder.h"
 #include "runtime.h"
@@ -10,10 +11,13 @@
 #include "scalana/ids.h"
 #include "scalana/psg_format.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -21,20 +25,18 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <stdexcept>
 
 namespace scalana::rt {
 
 void InitSampling();
-void SnapshotMpi(Profile &p, RankData &r);
+bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds);
 int WorldSizeKnown();
-bool MpiReady();
-bool MpiInitCalled();
 
 namespace {
 
 double g_load_time = 0;
 std::string *g_start_time;
-std::atomic<bool> g_written{false}; // this rank's data went into a file (or the gather)
 
 std::string ReadLink(const char *path) {
   char buf[PATH_MAX];
@@ -64,31 +66,64 @@ void MakeDirs(const std::string &dir) {
   mkdir(dir.c_str(), 0777);
 }
 
-ProfileMeta BuildMeta(bool complete) {
-  ProfileMeta m;
-  m.complete = complete;
-  m.world_size = WorldSizeKnown() > 0 ? WorldSizeKnown() : config::WorldSizeFromEnv();
-  m.binary = ReadLink("/proc/self/exe");
+// The parts of the metadata that do not change during the run. Reading the
+// binary is the slow part of a document, so it is done once, by the writer
+// thread before its first snapshot: an end record (which has a second or
+// less before the MPI launcher's SIGKILL) then only serialises the tables.
+struct FixedMeta {
+  std::string binary, build_id, psg_id, mpi_library, run_dir;
+  std::vector<std::string> args;
+  std::map<std::string, std::string> config;
+};
+std::mutex g_fixed_mutex;
+FixedMeta *g_fixed = nullptr; // leaked on purpose: exit-time writers use it
+
+const FixedMeta &Fixed() {
+  std::lock_guard<std::mutex> lock(g_fixed_mutex);
+  if (g_fixed)
+    return *g_fixed;
+  auto *m = new FixedMeta;
+  m->binary = ReadLink("/proc/self/exe");
   std::string error;
-  if (auto elf = ReadElf(m.binary, kPsgSection, &error)) {
-    m.build_id = elf->build_id;
+  if (auto elf = ReadElf(m->binary, kPsgSection, &error)) {
+    m->build_id = elf->build_id;
     if (elf->has_section) {
       char id[24];
       std::snprintf(id, sizeof id, "0x%016lx",
                     (unsigned long)scalana_fnv1a64(elf->section.data(), elf->section.size()));
-      m.psg_id = id;
+      m->psg_id = id;
     }
   } else {
     CountError("read_binary");
   }
-  m.args = CommandLine();
+  m->args = CommandLine();
   char lib[MPI_MAX_LIBRARY_VERSION_STRING] = "";
   int len = 0;
   if (PMPI_Get_library_version(lib, &len) == MPI_SUCCESS) {
-    m.mpi_library = std::string(lib, size_t(len));
-    while (!m.mpi_library.empty() && (m.mpi_library.back() == '\n' || m.mpi_library.back() == '\0'))
-      m.mpi_library.pop_back();
+    m->mpi_library = std::string(lib, size_t(len));
+    while (!m->mpi_library.empty() &&
+           (m->mpi_library.back() == '\n' || m->mpi_library.back() == '\0'))
+      m->mpi_library.pop_back();
   }
+  m->run_dir = RunDir();
+  for (const config::Option &o : config::Options())
+    m->config[o.env] = o.env == std::string("SCALANA_OUTPUT")
+                           ? m->run_dir
+                           : config::Value(config::Id(&o - &config::Options()[0]));
+  g_fixed = m;
+  return *g_fixed;
+}
+
+ProfileMeta BuildMeta(bool complete) {
+  const FixedMeta &f = Fixed();
+  ProfileMeta m;
+  m.complete = complete;
+  m.world_size = WorldSizeKnown() > 0 ? WorldSizeKnown() : config::WorldSizeFromEnv();
+  m.binary = f.binary;
+  m.build_id = f.build_id;
+  m.psg_id = f.psg_id;
+  m.args = f.args;
+  m.mpi_library = f.mpi_library;
   m.start_time = g_start_time ? *g_start_time : "";
   m.wall_time = Now() - g_load_time;
   const SamplerState &s = Sampler();
@@ -98,15 +133,14 @@ ProfileMeta BuildMeta(bool complete) {
   m.sampling.counters = s.counters;
   m.sampling.counters_real = !s.counters.empty();
   m.sampling.note = s.note;
-  for (const config::Option &o : config::Options())
-    m.config[o.env] = o.env == std::string("SCALANA_OUTPUT")
-                          ? RunDir()
-                          : config::Value(config::Id(&o - &config::Options()[0]));
+  m.config = f.config;
   return m;
 }
 
-Profile Snapshot(bool complete, int rank) {
-  Profile p;
+// This rank's data as a one-rank profile; false when its tables could not be
+// read within LOCK_SECONDS.
+bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
+  Profile &p = *out;
   p.meta = BuildMeta(complete);
   RankData r;
   r.rank = rank;
@@ -116,8 +150,9 @@ Profile Snapshot(bool complete, int rank) {
   r.pid = getpid();
   r.threads = ThreadCount();
   r.wall_time = p.meta.wall_time;
-  SnapshotMpi(p, r);
-  for (const auto &[what, n] : ErrorCounts())
+  if (!SnapshotMpi(p, r, lock_seconds))
+    return false;
+  for (const auto &[what, n] : ErrorCounts(lock_seconds))
     r.errors[what] += n;
   // The rate actually achieved (timer ticks, dropped signals) against the
   // process's CPU time, all threads.
@@ -139,7 +174,7 @@ Profile Snapshot(bool complete, int rank) {
                             "binary not built with scalana-cc/-cxx/-fc (no PSG): its frames "
                             "cannot be mapped to source structure";
   p.ranks.push_back(std::move(r));
-  return p;
+  return true;
 }
 
 // Counts kept beside the errors that are facts about the run, not failures.
@@ -148,7 +183,7 @@ bool IsInformational(const std::string &what) {
          what.rfind("ended_by_", 0) == 0;
 }
 
-int FallbackRank() {
+int FileRank() {
   int r = WorldRank();
   if (r < 0)
     r = config::WorldRankFromEnv();
@@ -157,156 +192,241 @@ int FallbackRank() {
 
 } // namespace
 
-void WriteRankFallback(const char *why) noexcept {
-  if (g_written.exchange(true))
-    return;
+void PrepareFixedMeta() noexcept {
   try {
-    StopSampling();
-    int rank = FallbackRank();
-    Profile p = Snapshot(false, rank);
-    p.ranks[0].errors[std::string("ended_by_") + why] += 1;
-    std::string dir = RunDir();
-    MakeDirs(dir);
-    WriteProfileFile(p, dir + "/rank-" + std::to_string(rank) + ".json.gz");
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana: rank %d: could not write its profile: %s\n", FallbackRank(),
-                 e.what());
+    Fixed();
   } catch (...) {
+    CountError("read_binary");
   }
 }
 
-void WriteFinalProfile() noexcept {
-  if (!MpiReady()) {
-    WriteRankFallback("finalize_without_init");
-    return;
-  }
-  if (g_written.exchange(true))
-    return;
-  try {
-    StopSampling();
-    int rank = WorldRank(), size = WorldSizeKnown();
-    std::string text;
-    try {
-      text = ProfileToJson(Snapshot(true, rank));
-    } catch (const std::exception &e) {
-      text.clear(); // this rank sends nothing; rank 0 notes it
-    }
-    // Every rank must take part in the gathers even when its snapshot failed,
-    // or rank 0 would wait forever.
-    int len = int(text.size());
-    std::vector<int> lens(rank == 0 ? size_t(size) : 0), offsets;
-    PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
-    std::vector<char> all;
-    if (rank == 0) {
-      offsets.resize(size_t(size));
-      long total = 0;
-      for (int i = 0; i < size; ++i) {
-        offsets[size_t(i)] = int(total);
-        total += lens[size_t(i)];
-      }
-      all.resize(size_t(total) + 1);
-    }
-    PMPI_Gatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
-                 MPI_COMM_WORLD);
-    if (rank != 0)
-      return;
-    std::vector<Profile> parts;
-    int missing = 0;
-    for (int i = 0; i < size; ++i) {
-      if (lens[size_t(i)] == 0) {
-        ++missing;
-        continue;
-      }
-      try {
-        parts.push_back(
-            ProfileFromJson(std::string(all.data() + offsets[size_t(i)], size_t(lens[size_t(i)])),
-                            "rank " + std::to_string(i)));
-      } catch (const std::exception &) {
-        ++missing;
-      }
-    }
-    Profile merged = MergeProfiles(std::move(parts));
-    merged.meta.complete = missing == 0;
-    merged.meta.world_size = size;
-    if (missing && !merged.ranks.empty())
-      merged.ranks[0].errors["ranks_missing"] += missing;
-    std::string dir = RunDir();
-    MakeDirs(dir);
-    WriteProfileFile(merged, dir + "/profile.json.gz");
-    uint64_t samples = 0, dropped = 0, errors = 0;
-    for (const RankData &r : merged.ranks) {
-      samples += r.samples;
-      dropped += r.samples_dropped;
-      for (const auto &[what, n] : r.errors)
-        if (!IsInformational(what))
-          errors += n;
-    }
-    if (Verbose() || dropped || errors || missing)
-      std::fprintf(stderr,
-                   "scalana: wrote %s/profile.json.gz: %d ranks, %llu samples, %llu dropped, "
-                   "%llu runtime errors%s\n",
-                   dir.c_str(), size, (unsigned long long)samples, (unsigned long long)dropped,
-                   (unsigned long long)errors, errors ? " (see `scalana show` for the list)" : "");
-  } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana: could not write the profile: %s\n", e.what());
-  } catch (...) {
-  }
+std::string RankFilePath() {
+  return Fixed().run_dir + "/rank-" + std::to_string(FileRank()) + ".json.gz";
 }
 
-// ---- fatal signals: write this rank's data, then let the signal do what it
-// would have done. Writing allocates and takes locks, which is not
-// async-signal-safe: if the signal hit inside malloc this may deadlock or
-// crash, so it is best effort, guarded against re-entry, and the original
-// disposition always runs afterwards.
 namespace {
 
-constexpr int kFatalSignals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGTERM, SIGINT};
-struct sigaction g_previous[NSIG];
-volatile sig_atomic_t g_in_fatal = 0;
-
-void FatalSignalHandler(int sig, siginfo_t *info, void *uc) {
-  if (!g_in_fatal) {
-    g_in_fatal = 1;
-    WriteRankFallback(sig == SIGTERM || sig == SIGINT ? "signal_term" : "signal_fatal");
-  }
-  const struct sigaction &prev = g_previous[sig];
-  if ((prev.sa_flags & SA_SIGINFO) && prev.sa_sigaction) {
-    prev.sa_sigaction(sig, info, uc);
-    return;
-  }
-  if (prev.sa_handler != SIG_DFL && prev.sa_handler != SIG_IGN && prev.sa_handler) {
-    prev.sa_handler(sig);
-    return;
-  }
-  if (prev.sa_handler == SIG_IGN)
-    return;
-  signal(sig, SIG_DFL);
-  raise(sig); // default action, unchanged program behaviour (core, exit status)
+// A gzip member of TEXT. Level 1: rank files are small and written while the
+// rank may have a millisecond left (docs/runtime.md, "Output").
+std::string Gzip(const std::string &text) {
+  z_stream zs;
+  std::memset(&zs, 0, sizeof zs);
+  if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
+    throw std::runtime_error("deflateInit2 failed");
+  std::string out(deflateBound(&zs, uLong(text.size())), '\0');
+  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.data()));
+  zs.avail_in = uInt(text.size());
+  zs.next_out = reinterpret_cast<Bytef *>(out.data());
+  zs.avail_out = uInt(out.size());
+  int rc = deflate(&zs, Z_FINISH);
+  out.resize(zs.total_out);
+  deflateEnd(&zs);
+  if (rc != Z_STREAM_END)
+    throw std::runtime_error("deflate failed");
+  return out;
 }
 
-void AtExit() { WriteRankFallback("exit_without_finalize"); }
+// BYTES into PATH through PATH.tmp.PID and rename, so the file is whole at
+// every moment. A snapshot's rename is skipped once the rank is ending: from
+// then on the file belongs to the end record (ReplaceRankFile, writer.cpp).
+void WriteAtomically(const std::string &bytes, const std::string &path, bool snapshot) {
+  std::string tmp = path + ".tmp." + std::to_string(getpid());
+  int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+  if (fd < 0)
+    throw std::runtime_error(tmp + ": " + std::strerror(errno));
+  size_t done = 0;
+  while (done < bytes.size()) {
+    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
+    if (n < 0 && errno == EINTR)
+      continue;
+    if (n <= 0) {
+      std::string why = std::strerror(errno);
+      close(fd);
+      unlink(tmp.c_str());
+      throw std::runtime_error(tmp + ": " + why);
+    }
+    done += size_t(n);
+  }
+  if (close(fd) != 0) {
+    std::string why = std::strerror(errno);
+    unlink(tmp.c_str());
+    throw std::runtime_error(tmp + ": " + why);
+  }
+  int err = 0;
+  if (!ReplaceRankFile(tmp.c_str(), path.c_str(), snapshot, &err) && err) {
+    unlink(tmp.c_str());
+    throw std::runtime_error(path + ": " + std::strerror(err));
+  }
+}
 
 } // namespace
 
-void InstallFatalSignalHandlers() noexcept {
-  for (int sig : kFatalSignals) {
-    struct sigaction sa, old;
-    std::memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = FatalSignalHandler;
-    sa.sa_flags = SA_SIGINFO | SA_NODEFER;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(sig, &sa, &old) == 0 && old.sa_sigaction != FatalSignalHandler)
-      g_previous[sig] = old;
+bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept {
+  try {
+    Profile p;
+    if (!Snapshot(false, FileRank(), lock_seconds, &p)) {
+      CountError(why ? "end_record_locked" : "snapshot_locked");
+      return false;
+    }
+    RankData &r = p.ranks[0];
+    if (why) {
+      r.errors[std::string("ended_by_") + why] += 1;
+      r.end_signal = sig;
+    } else {
+      r.snapshot = true;
+    }
+    MakeDirs(Fixed().run_dir);
+    WriteAtomically(Gzip(ProfileToJson(p)), RankFilePath(), why == nullptr);
+    if (!why) {
+      // The end record a SIGTERM puts in place when no time is left to
+      // build one: this snapshot and the reason (writer.cpp).
+      r.errors["ended_by_signal_term"] += 1;
+      r.end_signal = SIGTERM;
+      PublishPremadeEnd(Gzip(ProfileToJson(p)));
+    }
+    return true;
+  } catch (const std::exception &e) {
+    CountError(why ? "end_record_write" : "snapshot_write");
+    if (why) // the rank is ending: the last chance to say so
+      std::fprintf(stderr, "scalana: rank %d: could not write its profile: %s\n", FileRank(),
+                   e.what());
+  } catch (...) {
+    CountError(why ? "end_record_write" : "snapshot_write");
   }
+  return false;
+}
+
+void WriteFinalProfile() noexcept {
+  // No snapshot may replace a rank file while rank 0 writes the profile and
+  // the ranks remove their files.
+  StopSnapshots();
+  StopSampling();
+  int rank = WorldRank(), size = WorldSizeKnown();
+  std::string text;
+  try {
+    Profile p;
+    if (Snapshot(true, rank, 10.0, &p))
+      text = ProfileToJson(p);
+  } catch (const std::exception &) {
+    text.clear(); // this rank sends nothing; rank 0 notes it
+  }
+  // Every rank must take part in every collective below even when its own
+  // part failed, or the others would wait forever.
+  int len = int(text.size());
+  std::vector<int> lens, offsets;
+  std::vector<char> all;
+  if (rank == 0) {
+    try {
+      lens.assign(size_t(size), 0);
+      offsets.assign(size_t(size), 0);
+    } catch (...) {
+      size = 0; // cannot happen in practice; the gathers below then fail alike
+    }
+  }
+  PMPI_Gather(&len, 1, MPI_INT, lens.data(), 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (rank == 0) {
+    long total = 0;
+    for (int i = 0; i < size; ++i) {
+      offsets[size_t(i)] = int(total);
+      total += lens[size_t(i)];
+    }
+    try {
+      all.resize(size_t(total) + 1);
+    } catch (...) {
+      lens.assign(size_t(size), 0); // receive nothing: every rank counted missing
+      CountError("gather_alloc");
+    }
+  }
+  PMPI_Gatherv(text.data(), len, MPI_CHAR, all.data(), lens.data(), offsets.data(), MPI_CHAR, 0,
+               MPI_COMM_WORLD);
+  int written = 0;
+  if (rank == 0) {
+    try {
+      std::vector<Profile> parts;
+      int missing = 0;
+      for (int i = 0; i < size; ++i) {
+        if (lens[size_t(i)] == 0) {
+          ++missing;
+          continue;
+        }
+        try {
+          parts.push_back(
+              ProfileFromJson(std::string(all.data() + offsets[size_t(i)], size_t(lens[size_t(i)])),
+                              "rank " + std::to_string(i)));
+        } catch (const std::exception &) {
+          ++missing;
+        }
+      }
+      std::vector<char>().swap(all);
+      Profile merged = MergeProfiles(std::move(parts));
+      merged.meta.complete = missing == 0;
+      merged.meta.world_size = size;
+      if (missing && !merged.ranks.empty())
+        merged.ranks[0].errors["ranks_missing"] += missing;
+      std::string dir = Fixed().run_dir;
+      MakeDirs(dir);
+      WriteProfileFile(merged, dir + "/profile.json.gz");
+      written = 1;
+      uint64_t samples = 0, dropped = 0, errors = 0;
+      for (const RankData &r : merged.ranks) {
+        samples += r.samples;
+        dropped += r.samples_dropped;
+        for (const auto &[what, n] : r.errors)
+          if (!IsInformational(what))
+            errors += n;
+      }
+      if (Verbose() || dropped || errors || missing)
+        std::fprintf(stderr,
+                     "scalana: wrote %s/profile.json.gz: %d ranks, %llu samples, %llu dropped, "
+                     "%llu runtime errors%s\n",
+                     dir.c_str(), size, (unsigned long long)samples, (unsigned long long)dropped,
+                     (unsigned long long)errors,
+                     errors ? " (see `scalana show` for the list)" : "");
+    } catch (const std::exception &e) {
+      std::fprintf(stderr, "scalana: could not write the profile: %s\n", e.what());
+    } catch (...) {
+    }
+  }
+  // Every rank learns whether its data is in profile.json.gz: then its rank
+  // file goes (a complete run leaves the profile only), else it stays and
+  // gets this rank's end record.
+  PMPI_Bcast(&written, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  FinishRank(written != 0);
 }
 
 std::string StartTimeUtc() { return g_start_time ? *g_start_time : ""; }
 
 } // namespace scalana::rt
 
+namespace {
+
+// Launchers and their daemons inherit LD_PRELOAD when `scalana prof` is put
+// before them, or when a rank starts one (Open MPI's singleton daemon is
+// forked inside MPI_Init; LD_PRELOAD is dropped there too, see InitStarting):
+// they are not the profiled program, and sampling them only disturbs them.
+bool IsLauncherProcess() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0)
+    return false;
+  buf[n] = '\0';
+  const char *base = std::strrchr(buf, '/');
+  base = base ? base + 1 : buf;
+  for (const char *name : {"orted", "orterun", "mpirun", "mpiexec", "prted", "prterun", "prte",
+                           "prun", "hydra_pmi_proxy", "mpiexec.hydra", "srun", "slurmstepd"})
+    if (std::strcmp(base, name) == 0)
+      return true;
+  return false;
+}
+
+} // namespace
+
 // Load-time setup: runs in every process the launcher started, before main.
 __attribute__((constructor)) static void ScalanaRuntimeLoad() {
   using namespace scalana::rt;
+  if (IsLauncherProcess())
+    return; // inactive: no sampling, no handlers, no files
+  SetRuntimeActive(true);
   g_load_time = Now();
   char buf[32];
   std::time_t now = std::time(nullptr);
@@ -316,5 +436,5 @@ __attribute__((constructor)) static void ScalanaRuntimeLoad() {
   g_start_time = new std::string(buf);
   InitSampling();
   InstallFatalSignalHandlers();
-  std::atexit(AtExit);
+  RegisterExitHandler();
 }

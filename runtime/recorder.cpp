@@ -10,6 +10,8 @@
 #include <dlfcn.h>
 
 #include <algorithm>
+#include <chrono>
+#include <cstdlib>
 #include <tuple>
 
 #include <deque>
@@ -21,10 +23,8 @@
 
 namespace scalana::rt {
 
-// Defined in output.cpp.
+// Defined in output.cpp and writer.cpp.
 void WriteFinalProfile() noexcept;
-void WriteRankFallback(const char *why) noexcept;
-void InstallFatalSignalHandlers() noexcept;
 
 namespace {
 
@@ -76,7 +76,9 @@ struct Request {
 };
 
 struct State {
-  std::mutex mu;
+  // Timed: the writer thread must not wait forever for a lock that a thread
+  // stopped by a fatal signal may hold (snapshots take it with a timeout).
+  std::timed_mutex mu;
   std::unordered_map<Context, uint32_t, ContextHash> context_index;
   std::vector<Context> contexts;
   std::unordered_map<uint32_t, MpiAgg> mpi;
@@ -218,9 +220,6 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
     return;
   ThreadSamples *t = CurrentThread();
   try {
-    // libunwind's per-thread cache: the sampler must not re-enter it.
-    if (t)
-      t->unwinding = 1;
     CallSiteContext c = ContextOfCall(return_address, frame_address);
     if (t) {
       // While the call runs, this thread's samples take its context instead
@@ -229,13 +228,11 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
         t->mpi_frames[i] = c.frames[i];
       std::atomic_signal_fence(std::memory_order_release); // frames before their length
       t->mpi_frames_length = c.length;
-      std::atomic_signal_fence(std::memory_order_release);
-      t->unwinding = 0;
       thread_ = t;
     }
     if (*c.index == CallSiteContext::kNoIndex) {
       State &s = S();
-      std::lock_guard<std::mutex> lock(s.mu);
+      std::lock_guard<std::timed_mutex> lock(s.mu);
       *c.index = InternLocked(s, Context(c.frames, c.frames + c.length));
     }
     ctx_ = *c.index;
@@ -251,8 +248,6 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
     }
     active_ = true;
   } catch (...) {
-    if (t)
-      t->unwinding = 0;
     CountError("mpi_context");
   }
   start_ = Now();
@@ -274,7 +269,7 @@ MpiCall::~MpiCall() {
   Stop();
   Guarded("mpi_record", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     MpiAgg &m = s.mpi[ctx_];
     ++m.calls;
     m.seconds += seconds_;
@@ -308,6 +303,40 @@ int CommSize(MPI_Comm comm) noexcept {
   return n;
 }
 
+void InitStarting() noexcept {
+  // Processes this rank starts from now on are not ranks of the job: Open
+  // MPI's daemon of a singleton run (forked inside PMPI_Init), programs run
+  // with system(). They must not load the profiler, so it leaves
+  // LD_PRELOAD. Hazard: setenv is not thread-safe against getenv in other
+  // threads; before MPI_Init programs rarely have threads, the variable
+  // already exists (its slot in environ is replaced, the array is not
+  // reallocated) and glibc never frees the strings setenv made.
+  Guarded("preload", [] {
+    const char *value = std::getenv("LD_PRELOAD");
+    if (!value)
+      return;
+    std::string kept, item;
+    bool removed = false;
+    for (const char *c = value;; ++c) {
+      if (*c && *c != ':' && *c != ' ') {
+        item += *c;
+        continue;
+      }
+      size_t slash = item.rfind('/');
+      if (item.compare(slash == std::string::npos ? 0 : slash + 1, std::string::npos,
+                       "libscalana-rt.so") == 0)
+        removed = true;
+      else if (!item.empty())
+        kept += (kept.empty() ? "" : ":") + item;
+      item.clear();
+      if (!*c)
+        break;
+    }
+    if (removed)
+      setenv("LD_PRELOAD", kept.c_str(), 1);
+  });
+}
+
 void InitDone(MpiCall &) noexcept {
   g_init_called.store(true);
   Guarded("init", [] {
@@ -315,26 +344,29 @@ void InitDone(MpiCall &) noexcept {
     PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     g_dep_threshold.store(config::UintValue(config::Id::DepSample));
     g_dep_seed.store(0x9e3779b97f4a7c15ull ^ uint64_t(g_world_rank + 1) * 0x2545f4914f6cdd1dull);
     CommGroupLocked(s, MPI_COMM_WORLD); // comms[0] is always the world
     g_mpi_ready.store(true);
   });
   InstallFatalSignalHandlers(); // after MPI_Init: chain to the MPI library's own
+  if (g_mpi_ready.load())
+    StartRankWriter(); // periodic snapshots and end records of this rank
 }
 
 void FinalizeProfile() noexcept {
   if (g_profile_done.exchange(true))
     return;
-  WriteFinalProfile();
+  if (g_mpi_ready.load())
+    WriteFinalProfile();
   g_mpi_ready.store(false);
 }
 
 void AbortProfile(int) noexcept {
   if (g_profile_done.exchange(true))
     return;
-  WriteRankFallback("MPI_Abort");
+  EndRank("MPI_Abort", 0);
 }
 
 void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t bytes,
@@ -344,7 +376,7 @@ void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t
     return;
   Guarded("p2p", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
     AddDepLocked(s, call.context(), kind, PeerWorld(g, peer), tag, g.comm_index, call.dep_weight(),
                  bytes, waits ? call.seconds() : 0.0);
@@ -362,7 +394,7 @@ void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept {
     return;
   Guarded("recv", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
     AddDepLocked(s, call.context(), DepKind::Recv, PeerWorld(g, status->MPI_SOURCE),
                  status->MPI_TAG, g.comm_index, call.dep_weight(), uint64_t(count), call.seconds());
@@ -375,7 +407,7 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
     return;
   Guarded("coll", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
     AddDepLocked(s, call.context(), DepKind::Coll, -1, 0, g.comm_index, call.dep_weight(), bytes,
                  call.seconds());
@@ -388,7 +420,7 @@ void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
     return;
   Guarded("rma", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = WinGroupLocked(s, win);
     AddDepLocked(s, call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index,
                  call.dep_weight(), bytes, call.seconds());
@@ -400,7 +432,7 @@ void WinColl(MpiCall &call, MPI_Win win) noexcept {
     return;
   Guarded("win_coll", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = WinGroupLocked(s, win);
     AddDepLocked(s, call.context(), DepKind::Coll, -1, 0, g.comm_index, call.dep_weight(), 0,
                  call.seconds());
@@ -414,7 +446,7 @@ void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_C
     return;
   Guarded("post", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
     s.requests[req].push_back(Request{call.context(), kind, PeerWorld(g, peer), tag, g, bytes,
                                       call.dep_weight(), persistent});
@@ -427,7 +459,7 @@ void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noe
     return;
   Guarded("post_coll", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     GroupInfo g = CommGroupLocked(s, comm);
     s.requests[req].push_back(
         Request{call.context(), DepKind::Coll, -1, 0, g, bytes, call.dep_weight(), false});
@@ -437,7 +469,7 @@ void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noe
 void Forget(MPI_Request req) noexcept {
   Guarded("forget", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     auto it = s.requests.find(req);
     if (it == s.requests.end())
       return;
@@ -493,7 +525,7 @@ void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, 
     return;
   Guarded("complete", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     if (which) {
       if (*which >= 0 && *which < n)
         ResolveLocked(s, call, saved[*which], statuses, call.seconds());
@@ -511,7 +543,7 @@ void CompleteSome(MpiCall &call, const MPI_Request *saved, int n, const int *ind
     return;
   Guarded("complete_some", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     double share = outcount > 0 ? call.seconds() / outcount : 0;
     for (int k = 0; k < outcount; ++k)
       if (indices[k] >= 0 && indices[k] < n)
@@ -536,7 +568,7 @@ void CommCreated(MpiCall &, MPI_Comm, MPI_Comm created) noexcept {
     return;
   Guarded("comm_created", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     s.comm_cache.erase(created); // a reused handle value names a new communicator
     CommGroupLocked(s, created);
   });
@@ -545,7 +577,7 @@ void CommCreated(MpiCall &, MPI_Comm, MPI_Comm created) noexcept {
 void CommFreed(MPI_Comm comm) noexcept {
   Guarded("comm_freed", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     s.comm_cache.erase(comm);
   });
 }
@@ -553,7 +585,7 @@ void CommFreed(MPI_Comm comm) noexcept {
 void WinCreated(MPI_Win win) noexcept {
   Guarded("win_created", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     s.win_cache.erase(win);
     WinGroupLocked(s, win);
   });
@@ -562,7 +594,7 @@ void WinCreated(MPI_Win win) noexcept {
 void WinFreed(MPI_Win win) noexcept {
   Guarded("win_freed", [&] {
     State &s = S();
-    std::lock_guard<std::mutex> lock(s.mu);
+    std::lock_guard<std::timed_mutex> lock(s.mu);
     s.win_cache.erase(win);
   });
 }
@@ -644,9 +676,19 @@ bool MpiReady() { return g_mpi_ready.load(); }
 bool MpiInitCalled() { return g_init_called.load(); }
 
 // Everything this rank recorded, as a one-rank profile with local indices.
-void SnapshotMpi(Profile &p, RankData &r) {
+// False when the lock could not be taken within LOCK_SECONDS (a thread
+// stopped by a fatal signal may hold it forever).
+//
+// Runs while other threads keep sampling (periodic snapshots): each table
+// has one writer, its own thread's handler, which fills a slot's frames
+// before it publishes the slot's hash, so a slot seen with a hash is
+// complete; counts read while they grow are at worst one sample behind.
+bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
   State &s = S();
-  std::lock_guard<std::mutex> lock(s.mu);
+  std::unique_lock<std::timed_mutex> lock(s.mu,
+                                          std::chrono::microseconds(int64_t(lock_seconds * 1e6)));
+  if (!lock.owns_lock())
+    return false;
   // Sample contexts join the MPI contexts in one table.
   std::map<uint32_t, VertexRow> rows;
   double per_sample = Sampler().seconds_per_sample;
@@ -661,6 +703,8 @@ void SnapshotMpi(Profile &p, RankData &r) {
       const SampleSlot &slot = t->slots[i];
       if (!slot.hash)
         continue;
+      // Pairs with the handler's release fence: frames before the hash.
+      std::atomic_thread_fence(std::memory_order_acquire);
       Context c(t->frames + slot.frames_offset,
                 t->frames + slot.frames_offset + slot.frames_length);
       uint32_t ctx = InternLocked(s, std::move(c));
@@ -684,6 +728,7 @@ void SnapshotMpi(Profile &p, RankData &r) {
     r.deps.push_back(DepRow{k.ctx, k.kind, k.peer, k.tag, k.comm, d.count, d.bytes, d.wait});
   p.contexts = s.contexts;
   p.comms = s.comms;
+  return true;
 }
 
 } // namespace scalana::rt

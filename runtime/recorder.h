@@ -54,6 +54,7 @@ uint64_t Bytes(int count, MPI_Datatype type) noexcept;
 uint64_t SumBytes(const int *counts, int n, MPI_Datatype type) noexcept;
 int CommSize(MPI_Comm comm) noexcept;
 
+void InitStarting() noexcept;
 void InitDone(MpiCall &call) noexcept;
 void FinalizeProfile() noexcept;
 void AbortProfile(int errorcode) noexcept;

@@ -4,6 +4,8 @@
 
 #include "signal_safe/thread_samples.h"
 
+#include <pthread.h>
+
 #include <atomic>
 #include <cstdint>
 #include <map>
@@ -41,7 +43,52 @@ std::string SignalCheck();
 
 // Runtime-internal failures, reported in the profile's `errors`.
 void CountError(const char *what) noexcept;
-std::map<std::string, uint64_t> ErrorCounts();
+// Empty when the lock is not free within LOCK_SECONDS (see SnapshotMpi).
+std::map<std::string, uint64_t> ErrorCounts(double lock_seconds = 1.0);
+
+// False in processes the profiler leaves alone (an MPI launcher's daemons):
+// no sampling, no handlers, no files. Set once at load.
+bool RuntimeActive();
+void SetRuntimeActive(bool active);
+// pthread_create past the interposer: the thread is not sampled and not
+// counted among the program's threads (the writer thread).
+int CreateUnsampledThread(pthread_t *thread, void *(*start)(void *), void *arg);
+
+// ---- this rank's files (writer.cpp, output.cpp; docs/runtime.md "Output")
+//
+// After MPI_Init a writer thread owns RUN_DIR/rank-<R>.json.gz: it replaces
+// it atomically with a periodic snapshot (SCALANA_SNAPSHOT) and, when the
+// rank ends without a complete profile, with the rank's end record. Only the
+// process that called MPI_Init writes (not a child it forked).
+void StartRankWriter() noexcept;
+// Before the final gather: no snapshot is in flight or will start.
+void StopSnapshots() noexcept;
+// The rank ends before a complete profile (WHY as in errors.ended_by_<why>,
+// SIG the signal or 0): write its end record once, through the writer thread
+// when it runs (always so from a signal handler), waiting a bounded time.
+// Async-signal-safe when the writer thread runs.
+void EndRank(const char *why, int sig) noexcept;
+// After the final gather: WRITTEN says rank 0 wrote profile.json.gz; this
+// rank's own file is then removed, else its end record is written.
+void FinishRank(bool written) noexcept;
+void InstallFatalSignalHandlers() noexcept;
+void RegisterExitHandler() noexcept;
+
+// Builds this rank's data as a one-rank profile and writes it to
+// RUN_DIR/rank-<R>.json.gz (temporary file and rename); WHY null for a
+// periodic snapshot. False on failure (counted). output.cpp.
+bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept;
+std::string RankFilePath();
+// Renames TMP over PATH, the rank file (writer.cpp). A SNAPSHOT is not put
+// in place once the rank is ending (returns false, *ERR 0): the file then
+// belongs to the end record. *ERR is rename's errno on failure.
+bool ReplaceRankFile(const char *tmp, const char *path, bool snapshot, int *err) noexcept;
+// The gzip bytes of the end record a SIGTERM would leave if no time were
+// left to build one: the latest snapshot plus the reason. Writer thread.
+void PublishPremadeEnd(const std::string &bytes) noexcept;
+// Reads what does not change during the run (binary, build id, PSG id):
+// done once, early, by the writer thread, so end records stay quick.
+void PrepareFixedMeta() noexcept;
 
 double Now(); // monotonic seconds
 bool Verbose();

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -27,8 +28,11 @@ extern __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exe
 namespace {
 
 std::atomic<int> g_threads{0};
+std::atomic<bool> g_active{false};
 ThreadSamples *g_main_thread = nullptr; // PAPI_thread_init registers it itself
-std::mutex g_errors_mutex;
+// Timed: the writer thread reads the counts while a thread stopped by a
+// fatal signal might hold it.
+std::timed_mutex g_errors_mutex;
 std::map<std::string, uint64_t> *g_errors; // leaked on purpose: used from atexit paths
 
 // The executable's code segments: the frames the analyzer can map to PSG
@@ -316,7 +320,10 @@ std::string SignalCheck() {
   struct sigaction cur;
   if (s.signal && sigaction(s.signal, nullptr, &cur) == 0 &&
       (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != ItimerSignalHandler)) {
-    CountError("sampling_signal_taken");
+    // Checked at every snapshot: counted once.
+    static std::atomic<bool> counted{false};
+    if (!counted.exchange(true))
+      CountError("sampling_signal_taken");
     note = "the program replaced the handler of the sampling signal (SIGRTMIN+" +
            std::to_string(s.signal - SIGRTMIN) + "): samples after that were lost";
   }
@@ -341,7 +348,10 @@ std::string SignalCheck() {
 
 void CountError(const char *what) noexcept {
   try {
-    std::lock_guard<std::mutex> lock(g_errors_mutex);
+    // Bounded: a forked child inherits the lock as the writer thread held it.
+    std::unique_lock<std::timed_mutex> lock(g_errors_mutex, std::chrono::seconds(1));
+    if (!lock.owns_lock())
+      return;
     if (!g_errors)
       g_errors = new std::map<std::string, uint64_t>;
     ++(*g_errors)[what];
@@ -349,9 +359,29 @@ void CountError(const char *what) noexcept {
   }
 }
 
-std::map<std::string, uint64_t> ErrorCounts() {
-  std::lock_guard<std::mutex> lock(g_errors_mutex);
-  return g_errors ? *g_errors : std::map<std::string, uint64_t>{};
+std::map<std::string, uint64_t> ErrorCounts(double lock_seconds) {
+  std::unique_lock<std::timed_mutex> lock(g_errors_mutex,
+                                          std::chrono::microseconds(int64_t(lock_seconds * 1e6)));
+  if (!lock.owns_lock() || !g_errors)
+    return {};
+  return *g_errors;
+}
+
+bool RuntimeActive() { return g_active.load(std::memory_order_relaxed); }
+void SetRuntimeActive(bool active) { g_active.store(active); }
+
+namespace {
+using PthreadCreateFn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+PthreadCreateFn RealPthreadCreate() {
+  static PthreadCreateFn real =
+      reinterpret_cast<PthreadCreateFn>(dlsym(RTLD_NEXT, "pthread_create"));
+  return real;
+}
+} // namespace
+
+int CreateUnsampledThread(pthread_t *thread, void *(*start)(void *), void *arg) {
+  PthreadCreateFn real = RealPthreadCreate();
+  return real ? real(thread, nullptr, start, arg) : EAGAIN;
 }
 
 double Now() {
@@ -389,10 +419,11 @@ void InitSampling() {
 
 extern "C" int pthread_create(pthread_t *thread, const pthread_attr_t *attr, void *(*start)(void *),
                               void *arg) {
-  using Fn = int (*)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
-  static Fn real = reinterpret_cast<Fn>(dlsym(RTLD_NEXT, "pthread_create"));
+  auto real = scalana::rt::RealPthreadCreate();
   if (!real)
     return EAGAIN;
+  if (!scalana::rt::RuntimeActive())
+    return real(thread, attr, start, arg);
   auto *a =
       static_cast<scalana::rt::TrampolineArg *>(std::malloc(sizeof(scalana::rt::TrampolineArg)));
   if (!a)

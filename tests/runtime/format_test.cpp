@@ -157,3 +157,79 @@ TEST(ProfileFormat, ParseIdRejectsGarbage) {
   EXPECT_THROW(ParseId("12"), Error);
   EXPECT_THROW(ParseId("0xzz"), Error);
 }
+
+// How ranks of an incomplete run ended: the optional fields survive the
+// round trip, and the reports name every rank with its reason.
+TEST(ProfileFormat, RankEndingsRoundTripAndAreDescribed) {
+  std::string dir = TempDir();
+  Profile p = Sample(0, 0x1234);
+  p.meta.world_size = 6;
+  p.meta.complete = false;
+  RankData base = p.ranks[0];
+  p.ranks.clear();
+  auto add = [&](int rank, const char *why, int sig, bool snapshot) {
+    RankData r = base;
+    r.rank = rank;
+    r.deps.clear();
+    r.wall_time = 3.04;
+    if (why)
+      r.errors[std::string("ended_by_") + why] = 1;
+    r.end_signal = sig;
+    r.snapshot = snapshot;
+    p.ranks.push_back(r);
+  };
+  add(0, "signal_term", 15, false);
+  add(1, "MPI_Abort", 0, false);
+  add(2, "signal_term", 15, true); // premade: last snapshot plus the reason
+  add(3, nullptr, 0, true);        // killed: its last snapshot
+  add(4, "signal_fatal", 11, false);
+  WriteProfileFile(p, dir + "/x.json.gz");
+  Profile q = ReadProfileFile(dir + "/x.json.gz");
+  ASSERT_EQ(q.ranks.size(), 5u);
+  EXPECT_EQ(q.ranks[0].end_signal, 15);
+  EXPECT_FALSE(q.ranks[0].snapshot);
+  EXPECT_TRUE(q.ranks[2].snapshot);
+  EXPECT_TRUE(q.ranks[3].snapshot);
+  EXPECT_EQ(q.ranks[3].end_signal, 0);
+  EXPECT_EQ(DescribeRankEnd(q.ranks[1]), "called MPI_Abort");
+  EXPECT_EQ(DescribeRankEnd(q.ranks[4]), "fatal signal SIGSEGV");
+  EXPECT_NE(DescribeRankEnd(q.ranks[2]).find("SIGTERM"), std::string::npos);
+  EXPECT_NE(DescribeRankEnd(q.ranks[2]).find("last periodic snapshot, 3.0 s"), std::string::npos);
+  EXPECT_NE(DescribeRankEnd(q.ranks[3]).find("no end recorded"), std::string::npos);
+  std::vector<std::string> lines = DescribeRankEnds(q);
+  std::string all;
+  for (const std::string &l : lines)
+    all += l + "\n";
+  EXPECT_NE(all.find("rank 1 ended before MPI_Finalize: called MPI_Abort"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("rank 0 ended before MPI_Finalize: SIGTERM"), std::string::npos) << all;
+  EXPECT_NE(all.find("rank 3 ended before MPI_Finalize: no end recorded"), std::string::npos)
+      << all;
+  EXPECT_NE(all.find("rank 5 left no data"), std::string::npos) << all;
+  // Files without the optional fields (a complete profile) read as before.
+  Profile whole = Sample(0, 1);
+  WriteProfileFile(whole, dir + "/w.json.gz");
+  Profile w = ReadProfileFile(dir + "/w.json.gz");
+  EXPECT_FALSE(w.ranks[0].snapshot);
+  EXPECT_EQ(w.ranks[0].end_signal, 0);
+  EXPECT_TRUE(DescribeRankEnd(w.ranks[0]).empty());
+  std::string cmd = "rm -rf " + dir;
+  EXPECT_EQ(std::system(cmd.c_str()), 0);
+}
+
+TEST(ProfileFormat, RankListsUseRanges) {
+  Profile p;
+  p.meta.world_size = 40;
+  for (int r = 0; r < 30; ++r) {
+    RankData d;
+    d.rank = r;
+    if (r != 7)
+      d.errors["ended_by_signal_term"] = 1;
+    p.ranks.push_back(d);
+  }
+  std::vector<std::string> lines = DescribeRankEnds(p);
+  ASSERT_EQ(lines.size(), 2u);
+  EXPECT_EQ(lines[0].rfind("ranks 0-6,8-29 ended before MPI_Finalize: SIGTERM or SIGINT", 0), 0u)
+      << lines[0];
+  EXPECT_EQ(lines[1].rfind("ranks 30-39 left no data", 0), 0u) << lines[1];
+}

@@ -22,9 +22,11 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 
 class Failure(Exception):
@@ -360,6 +362,35 @@ def case_inlined(args):
               where + "most samples outside MPI on the inlined loop: %d of %d" % (a + b, total))
 
 
+def case_templates(args):
+    shown, exe = profiled(args)
+    # The premises: both tail calls are jumps, so their frames are missing.
+    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn",
+               exe]).stdout
+    for fn in ("run_heavy", "run_light"):
+        body = re.search(r"<_ZN12_GLOBAL__N_1\d+%sEl>:\n(.*?)\n\n" % fn, dis, re.S)
+        check(body and re.search(r"\tjmp\t.*<_ZN12_GLOBAL__N_14spinEl>", body.group(1)),
+              "%s() ends in a jump to spin(): %s" % (fn, body and body.group(1)))
+    for r in shown.prof["ranks"]:
+        rank = r["rank"]
+        where = "rank %d: " % rank
+        unresolved = [row for row in r["vertices"] if shown.res[row[0]] is None]
+        check(not unresolved, where + "every context fits the PSG: %s" % unresolved)
+        heavy = shown.samples(rank, shown.loop_at("heavy_loop"))
+        light = shown.samples(rank, shown.loop_at("light_loop"))
+        check(light > 0 and 2.0 <= heavy / light <= 4.5,
+              where + "forall instances: heavy lambda %d samples, light %d; not ~3:1"
+              % (heavy, light))
+        a = shown.samples(rank, shown.loop_at("spin", ["call_heavy", "tail_heavy"]))
+        b = shown.samples(rank, shown.loop_at("spin", ["call_light", "tail_light"]))
+        check(b > 0 and 2.0 <= a / b <= 4.5,
+              where + "spin() through tail calls: %d samples via run_heavy, %d via run_light"
+              % (a, b))
+        check(shown.calls(rank, "allreduce") == 10,
+              where + "MPI_Allreduce in exchange() timed at its own line: %d calls"
+              % shown.calls(rank, "allreduce"))
+
+
 def case_recursion(args):
     shown, _ = profiled(args)
     depth = 40
@@ -554,7 +585,8 @@ def case_show(args):
         f.truncate()
         f.write(data[: len(data) // 2])
     p = run(show + [out], expect_ok=False)
-    check(p.returncode != 0 and "corrupt" in p.stderr, "truncated profile: " + p.stderr)
+    check(p.returncode != 0 and ("corrupt" in p.stderr or "truncated" in p.stderr),
+          "truncated profile: " + p.stderr)
 
 
 def wrapped_run(args, function, thread_function=None):
@@ -607,6 +639,296 @@ def case_wrapped_fortran(args):
     wrapped_run(args, "heavy")
 
 
+# ---------------------------------------------------------------- faults
+#
+# A run that ends abruptly must leave every rank's data readable, and the
+# reports must say which ranks ended early, how, and which left nothing.
+# Each case repeats a 4-rank run (tests/runtime/programs/faults.c: about a
+# second of work, then one rank fails) --repeat times and needs all of them.
+
+FAULT_RUNS = 10
+VICTIM = 1
+# case: (faults.c argument, errors key of the victim's end record or None for
+# a snapshot, what the report says about the victim)
+FAULTS = {
+    "fault_abort": ("abort", "ended_by_MPI_Abort", "called MPI_Abort"),
+    "fault_segv": ("segv", "ended_by_signal_fatal", "fatal signal SIGSEGV"),
+    "fault_kill": ("kill", None, "no end recorded"),
+    "fault_exit": ("exit", "ended_by_exit_without_finalize", "exit without MPI_Finalize"),
+    "fault_term": ("term", None, None),  # SIGTERM to mpirun: every rank is a survivor
+}
+RANK_LINE = re.compile(r"\b(ranks?) ([\d,\-.]+) (ended before MPI_Finalize|left no data): (.*)$")
+
+
+def expand_ranks(text):
+    out = []
+    for part in text.split(","):
+        if "-" in part:
+            a, b = part.split("-")
+            out += list(range(int(a), int(b) + 1))
+        elif part.isdigit():
+            out.append(int(part))
+    return out
+
+
+def rank_endings(args, out):
+    """What `scalana detect` says about each rank of the run in OUT:
+    rank -> the reason it gives (ended early or left no data)."""
+    p = run([os.path.join(args.bin, "scalana"), "detect", out])
+    said = {}
+    for line in p.stdout.splitlines():
+        if not line.startswith("warning:"):
+            continue
+        m = RANK_LINE.search(line)
+        if m:
+            for r in expand_ranks(m.group(2)):
+                check(r not in said, "rank %d named twice in the report:\n%s" % (r, p.stdout))
+                said[r] = m.group(3) + ": " + m.group(4)
+    return said, p.stdout
+
+
+def fault_run(args, exe, how, stats):
+    """One run of faults.c ending as HOW; returns why it failed, or None."""
+    out = tempfile.mkdtemp(prefix="scalana-fault-")
+    shutil.rmtree(out)
+    cmd = mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--", exe, how,
+                             "1.0", str(VICTIM)]
+    if how == "term":
+        # SIGTERM to mpirun once the ranks are working (rank 0 says so).
+        p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env=env())
+        line = p.stdout.readline()
+        check("working" in line, "faults.c did not start working: %r" % line)
+        p.send_signal(signal.SIGTERM)
+        _, err = p.communicate(timeout=60)
+        rc = p.returncode
+    else:
+        r = run(cmd, expect_ok=False, timeout=60)
+        rc, err = r.returncode, r.stderr
+    check(rc != 0, "the job ends with a failure status (got %d)" % rc)
+    check(not os.path.exists(os.path.join(out, "profile.json.gz")), "no gathered profile")
+    # Every rank's data is readable: the files and `scalana show`.
+    shown = run([os.path.join(args.bin, "scalana"), "show", out, "--format", "json"])
+    prof = json.loads(shown.stdout)
+    check(prof["meta"]["complete"] is False, "the run is marked incomplete")
+    ranks = {r["rank"]: r for r in prof["ranks"]}
+    check(sorted(ranks) == list(range(args.np)),
+          "every rank's data is there: ranks %s in %s" % (sorted(ranks), sorted(os.listdir(out))))
+    said, report = rank_endings(args, out)
+    stats["temporaries"] += len([f for f in os.listdir(out) if ".tmp." in f])
+    for rank, r in ranks.items():
+        where = "rank %d: " % rank
+        check(r["wall_time"] > 0 and "vertices" in r, where + "data readable")
+        ends = [k for k, v in r["errors"].items() if k.startswith("ended_by_") and v]
+        check(rank in said, where + "the report names it:\n" + report)
+        victim = rank == VICTIM and how != "term"  # with term, all are survivors
+        if victim and FAULTS["fault_" + how][1]:
+            key, text = FAULTS["fault_" + how][1:]
+            check(ends == [key], where + "ended by %s: %s" % (key, r["errors"]))
+            check(text in said[rank], where + "the report says %r: %s" % (text, said[rank]))
+            if how == "segv":
+                check(r.get("end_signal") == 11, where + "end_signal 11: %s" % r.get("end_signal"))
+        elif victim:
+            check(not ends and r.get("snapshot") is True,
+                  where + "killed: its last snapshot, marked so: %s" % r)
+            check("no end recorded" in said[rank], where + "the report says so: " + said[rank])
+            stats["victim_snapshot"] += 1
+        else:
+            # A survivor: the launcher's SIGTERM lets it write its end record;
+            # a SIGKILL without one (Open MPI sends it at once when it shuts
+            # down) leaves its last snapshot. Either is its data, and said so.
+            if ends:
+                check(ends == ["ended_by_signal_term"] and r.get("end_signal") == 15,
+                      where + "ended by the launcher's SIGTERM: %s %s"
+                      % (r["errors"], r.get("end_signal")))
+                check("SIGTERM" in said[rank], where + "the report says so: " + said[rank])
+                stats["survivor_end_record"] += 1
+            else:
+                check(r.get("snapshot") is True, where + "no end record, so a snapshot: %s" % r)
+                check("no end recorded" in said[rank], where + "the report says so: " + said[rank])
+                stats["survivor_snapshot"] += 1
+    shutil.rmtree(out, True)
+
+
+def fault_case(args):
+    how = FAULTS[args.case][0]
+    exe = build(args, args.exe)
+    stats = {"temporaries": 0, "victim_snapshot": 0, "survivor_end_record": 0,
+             "survivor_snapshot": 0}
+    failures = []
+    for i in range(args.repeat):
+        try:
+            fault_run(args, exe, how, stats)
+        except (Failure, subprocess.TimeoutExpired) as e:
+            failures.append("run %d: %s" % (i + 1, e))
+    print("%s: %d/%d runs with every rank's data readable and explained; survivors: %d end "
+          "records, %d snapshots only; temporaries left by writers killed mid-write: %d"
+          % (args.case, args.repeat - len(failures), args.repeat, stats["survivor_end_record"],
+             stats["survivor_snapshot"], stats["temporaries"]))
+    check(not failures, "%d of %d runs failed:\n%s" % (len(failures), args.repeat,
+                                                      "\n".join(failures)))
+
+
+for _name in FAULTS:
+    globals()["case_" + _name] = fault_case
+
+
+def case_snapshots(args):
+    """Snapshots while the program runs (readable at any time, advancing), a
+    rank killed before any snapshot when they are off (the report says it
+    left no data), and a complete run that leaves profile.json.gz alone."""
+    exe = build(args, args.exe)
+    out = tempfile.mkdtemp(prefix="scalana-snap-")
+    shutil.rmtree(out)
+    cmd = mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--", exe,
+                             "term", "2.5"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+
+    def samples():
+        shown = run([os.path.join(args.bin, "scalana"), "show", out, "--format", "json"])
+        prof = json.loads(shown.stdout)
+        check(sorted(r["rank"] for r in prof["ranks"]) == list(range(args.np)),
+              "every rank has a snapshot while running: %s" % os.listdir(out))
+        check(all(r.get("snapshot") is True for r in prof["ranks"]), "marked as snapshots")
+        return sum(r["samples"] for r in prof["ranks"])
+
+    try:
+        # 2.5 s of work after MPI_Init: the snapshots at 0, 1 and 2 s exist.
+        check("working" in p.stdout.readline(), "faults.c started working")
+        first = samples()
+        # The next one is due 4 s after MPI_Init.
+        later, deadline = first, time.time() + 20
+        while later <= first and time.time() < deadline:
+            time.sleep(0.5)
+            later = samples()
+        check(later > first, "a later snapshot holds more samples: %d, then %d" % (first, later))
+    finally:
+        p.send_signal(signal.SIGTERM)
+        p.communicate(timeout=60)
+    # Off: a rank killed before it wrote anything leaves no file, and the
+    # report says which and why.
+    out2, _ = profile_run(args, exe, extra=["--snapshot", "0"], expect_ok=False,
+                          prog_args=["kill", "0.3", str(VICTIM)])
+    check(not os.path.exists(os.path.join(out2, "rank-%d.json.gz" % VICTIM)),
+          "no snapshots: the killed rank has no file: %s" % os.listdir(out2))
+    said, report = rank_endings(args, out2)
+    check("left no data" in said.get(VICTIM, ""), "the report says rank %d left no data:\n%s"
+          % (VICTIM, report))
+    # A complete run: the snapshots are gone, profile.json.gz alone remains.
+    out3, _ = profile_run(args, exe, prog_args=["finalize", "1.2"])
+    check(sorted(os.listdir(out3)) == [".scalana-job", "profile.json.gz"],
+          "a complete run leaves only its profile: %s" % sorted(os.listdir(out3)))
+    prof = profile(os.path.join(out3, "profile.json.gz"))
+    check(prof["meta"]["complete"] and len(prof["ranks"]) == args.np and
+          not any("snapshot" in r for r in prof["ranks"]), "complete profile, no snapshot marks")
+
+
+def case_stale(args):
+    """Item 6, runtime side: --force leaves nothing of the previous run (its
+    rank files, temporaries of killed writers); a forked child that calls
+    exit() writes nothing; profiles of other runs are refused."""
+    exe = build(args, args.exe)
+    prof = [os.path.join(args.bin, "scalana"), "prof"]
+    for attempt in range(3):
+        out, _ = profile_run(args, exe, expect_ok=False, prog_args=["abort", "0.5", str(VICTIM)])
+        check(any(f.startswith("rank-") for f in os.listdir(out)), "the aborted run left rank files")
+        for junk in ("rank-7.json.gz", "rank-2.json.gz.tmp.12345", "profile.json.gz.tmp.99"):
+            with open(os.path.join(out, junk), "wb") as f:
+                f.write(b"stale")
+        p = run(mpirun(args.np) + prof + ["-o", out, "--", exe, "finalize", "0.5"],
+                expect_ok=False)
+        check(p.returncode != 0 and "holds the profile of another run" in p.stderr,
+              "refused without --force: %s" % p.stderr)
+        run(mpirun(args.np) + prof + ["-o", out, "--force", "--", exe, "fork", "0.5"])
+        left = sorted(os.listdir(out))
+        check(left == [".scalana-job", "profile.json.gz"],
+              "try %d: --force leaves only the new profile (no rank file of the old run or of a "
+              "forked child, no temporary): %s" % (attempt + 1, left))
+        shown = json.loads(run([os.path.join(args.bin, "scalana"), "show", out, "--format",
+                                "json"]).stdout)
+        check(shown["meta"]["complete"] and len(shown["ranks"]) == args.np, "the new run is whole")
+
+
+def case_singleton(args):
+    """`scalana prof` without an MPI launcher: Open MPI forks its daemon
+    (orted) from MPI_Init; the daemon must run without the profiler."""
+    exe = build(args, args.exe)
+    out = tempfile.mkdtemp(prefix="scalana-single-")
+    shutil.rmtree(out)
+    cmd = [os.path.join(args.bin, "scalana"), "prof", "-v", "-o", out, "--", exe, "finalize", "2"]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+    daemons = {}
+    deadline = time.time() + 20
+    while p.poll() is None and time.time() < deadline and not daemons:
+        for pid in os.listdir("/proc"):
+            if not pid.isdigit():
+                continue
+            try:
+                with open("/proc/%s/stat" % pid) as f:
+                    fields = f.read().rsplit(")", 1)[1].split()
+                if int(fields[1]) != p.pid:
+                    continue
+                with open("/proc/%s/maps" % pid) as f:
+                    maps = f.read()
+                with open("/proc/%s/environ" % pid, "rb") as f:
+                    environ = f.read().split(b"\0")
+                with open("/proc/%s/comm" % pid) as f:
+                    comm = f.read().strip()
+            except (OSError, IndexError, ValueError):
+                continue
+            preload = [e for e in environ if e.startswith(b"LD_PRELOAD=")]
+            daemons[comm] = ("libscalana-rt.so" in maps, preload)
+        time.sleep(0.05)
+    _, err = p.communicate(timeout=60)
+    check(p.returncode == 0, "the singleton run succeeds: %s" % err)
+    check(daemons, "the MPI library started a helper process (orted) from the program")
+    for comm, (loaded, preload) in daemons.items():
+        check(not loaded, "%s runs without the profiler loaded" % comm)
+        check(not any(b"libscalana-rt" in e for e in preload),
+              "%s does not inherit the profiler in LD_PRELOAD: %s" % (comm, preload))
+    check(err.count("scalana: sampling") == 1 and "Forwarding signal" not in err,
+          "only the program samples (one start line, no signal forwarded):\n" + err)
+    check(sorted(os.listdir(out)) == [".scalana-job", "profile.json.gz"],
+          "one profile: %s" % os.listdir(out))
+
+
+def case_readonly(args):
+    """A run directory that exists but cannot be written is refused before
+    the program starts (status 2), not found out when it ends."""
+    marker = tempfile.mktemp(prefix="scalana-not-started-")
+    prof = [os.path.join(args.bin, "scalana"), "prof"]
+    tried = 0
+    setpriv = shutil.which("setpriv")
+    if setpriv and os.geteuid() == 0:
+        # As an unprivileged user (root writes anywhere): a directory of root's.
+        d = tempfile.mkdtemp(prefix="scalana-ro-")
+        os.chmod(d, 0o755)
+        os.chmod(tempfile.gettempdir(), 0o755)
+        p = run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups"] + prof +
+                ["-o", d, "--", "touch", marker], expect_ok=False)
+        check(p.returncode == 2 and "cannot write to the run directory" in p.stderr,
+              "unwritable directory refused with status 2: %d %s" % (p.returncode, p.stderr))
+        check(not os.path.exists(marker), "the program did not start")
+        print("unwritable for its user: refused")
+        tried += 1
+    unshare = shutil.which("unshare")
+    if unshare and os.geteuid() == 0:
+        # As root, on a read-only mount of the directory, under mpirun.
+        d = tempfile.mkdtemp(prefix="scalana-rofs-")
+        script = ("mount --bind {d} {d} && mount -o remount,ro,bind {d} || exit 77; "
+                  "exec {cmd}").format(d=d, cmd=" ".join(
+                      mpirun(args.np) + prof + ["-o", d, "--", "touch", marker]))
+        p = run([unshare, "-m", "sh", "-c", script], expect_ok=False)
+        if p.returncode != 77:
+            check(p.returncode != 0 and "cannot write to the run directory" in p.stderr and
+                  "Read-only file system" in p.stderr,
+                  "read-only file system refused: %d %s" % (p.returncode, p.stderr))
+            check(not os.path.exists(marker), "the program did not start")
+            print("read-only file system, under mpirun: refused")
+            tried += 1
+    check(tried > 0, "no way to make an unwritable directory here (needs setpriv or unshare)")
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -625,6 +947,7 @@ def main():
     ap.add_argument("--case", required=True, choices=sorted(CASES))
     ap.add_argument("--np", type=int, default=2)
     ap.add_argument("--exe")
+    ap.add_argument("--repeat", type=int, default=FAULT_RUNS, help="runs of each fault case")
     args = ap.parse_args()
     try:
         CASES[args.case](args)

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cctype>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -65,36 +66,64 @@ std::string Absolute(const std::string &path) {
   return std::string(cwd) + "/" + path;
 }
 
-bool HasProfileFiles(const std::string &dir) {
-  DIR *d = opendir(dir.c_str());
-  if (!d)
+// The files a run leaves (docs/formats.md section 3): profile.json.gz,
+// rank-<R>.json.gz, and the temporaries of either (NAME.tmp.PID) that a
+// writer killed before its rename leaves behind.
+bool IsProfileFile(const std::string &n) {
+  if (n == "profile.json.gz")
+    return true;
+  const std::string prefix = "rank-", suffix = ".json.gz";
+  if (n.size() <= prefix.size() + suffix.size() || n.compare(0, prefix.size(), prefix) != 0 ||
+      n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
     return false;
-  bool found = false;
-  while (dirent *e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n == "profile.json.gz" || (n.rfind("rank-", 0) == 0 && n.find(".json.gz") != n.npos))
-      found = true;
-  }
-  closedir(d);
-  return found;
+  return n.find_first_not_of("0123456789", prefix.size()) == n.size() - suffix.size();
 }
 
-void RemoveProfileFiles(const std::string &dir) {
-  DIR *d = opendir(dir.c_str());
-  if (!d)
-    return;
-  while (dirent *e = readdir(d)) {
-    std::string n = e->d_name;
-    if (n == "profile.json.gz" || (n.rfind("rank-", 0) == 0 && n.find(".json.gz") != n.npos))
+bool IsTemporary(const std::string &n) {
+  size_t at = n.find(".json.gz.tmp.");
+  return at != std::string::npos && IsProfileFile(n.substr(0, at + 8));
+}
+
+std::vector<std::string> Entries(const std::string &dir) {
+  std::vector<std::string> names;
+  if (DIR *d = opendir(dir.c_str())) {
+    while (dirent *e = readdir(d))
+      names.push_back(e->d_name);
+    closedir(d);
+  }
+  return names;
+}
+
+bool HasProfileFiles(const std::string &dir) {
+  for (const std::string &n : Entries(dir))
+    if (IsProfileFile(n))
+      return true;
+  return false;
+}
+
+// Everything an earlier run left: its profile, its rank files and the
+// temporaries of writers killed mid-write. PROFILES false: temporaries only.
+void RemoveProfileFiles(const std::string &dir, bool profiles) {
+  for (const std::string &n : Entries(dir))
+    if ((profiles && IsProfileFile(n)) || IsTemporary(n))
       unlink((dir + "/" + n).c_str());
-  }
-  closedir(d);
 }
 
-// Every rank of the job runs this at nearly the same time. mkdir tolerates
-// EEXIST; the directory records its job in `.scalana-job` (written by
-// rename, so readers never see half a file). Profile files of another job
-// mean another run's results: refuse unless forced.
+std::string ReadMarker(const std::string &marker) {
+  std::string recorded;
+  std::ifstream(marker) >> recorded;
+  return recorded;
+}
+
+// Every rank of the job runs this at nearly the same time. The directory
+// records its job in `.scalana-job` (written by rename, so readers never see
+// half a file); once it names this job the directory is ready. Until then,
+// exactly one launcher of the job prepares it: the one that creates
+// `.scalana-job.claim.<job>` (O_EXCL decides). It refuses another run's
+// profile unless forced, removes it when forced, writes the marker and drops
+// the claim; the others wait for the marker, so no rank of the job starts
+// (and writes a snapshot) before the old files are gone. Profile files of
+// another job mean another run's results: refuse unless forced.
 void PrepareRunDir(const std::string &dir, bool force) {
   for (size_t pos = 1; pos != std::string::npos; pos = dir.find('/', pos + 1))
     mkdir(dir.substr(0, pos).c_str(), 0777);
@@ -103,23 +132,54 @@ void PrepareRunDir(const std::string &dir, bool force) {
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     Fail(dir + " exists and is not a directory: choose another --output");
+  // Found now, not when the program ends and its profile cannot be written.
+  if (access(dir.c_str(), W_OK | X_OK) != 0)
+    Fail("cannot write to the run directory " + dir + ": " + std::strerror(errno) +
+         ": choose another --output");
   std::string job = scalana::config::JobIdFromEnv();
+  std::string safe_job = job;
+  for (char &c : safe_job)
+    if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
+      c = '_';
   std::string marker = dir + "/.scalana-job";
-  std::string recorded;
-  std::ifstream(marker) >> recorded;
-  int rank = scalana::config::WorldRankFromEnv();
-  if (recorded != job && HasProfileFiles(dir)) {
-    if (!force)
-      Fail(dir + " holds the profile of another run: choose another --output, or pass --force "
-                 "(SCALANA_FORCE=1) to overwrite it");
-    if (rank <= 0)
-      RemoveProfileFiles(dir); // one rank cleans up; the others just run
-  }
-  if (recorded != job) {
-    std::string tmp = marker + ".tmp." + std::to_string(getpid());
-    std::ofstream(tmp) << job << "\n";
-    if (std::rename(tmp.c_str(), marker.c_str()) != 0)
-      unlink(tmp.c_str());
+  std::string claim = marker + ".claim." + safe_job;
+  const std::string other_run =
+      dir + " holds the profile of another run: choose another --output, or pass --force "
+            "(SCALANA_FORCE=1) to overwrite it";
+  for (int waited_ms = 0;; waited_ms += 10) {
+    if (ReadMarker(marker) == job)
+      return; // prepared by a launcher of this job
+    int fd = open(claim.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
+    if (fd >= 0) {
+      close(fd);
+      if (!force && HasProfileFiles(dir)) {
+        unlink(claim.c_str());
+        Fail(other_run);
+      }
+      RemoveProfileFiles(dir, force);
+      std::string tmp = marker + ".tmp." + std::to_string(getpid());
+      bool ok = bool(std::ofstream(tmp) << job << "\n");
+      if (!ok || std::rename(tmp.c_str(), marker.c_str()) != 0) {
+        std::string why = std::strerror(errno);
+        unlink(tmp.c_str());
+        unlink(claim.c_str());
+        Fail("cannot write to the run directory " + dir + ": " + why + ": choose another --output");
+      }
+      unlink(claim.c_str());
+      return;
+    }
+    if (errno != EEXIST)
+      Fail("cannot write to the run directory " + dir + ": " + std::strerror(errno) +
+           ": choose another --output");
+    // Another launcher of this job is preparing. Its refusal would be ours:
+    // say so now (the marker is read again first, since the files seen may
+    // already be this job's).
+    if (!force && HasProfileFiles(dir) && ReadMarker(marker) != job)
+      Fail(other_run);
+    if (waited_ms >= 60000)
+      Fail("another rank of this job did not finish preparing " + dir + " within 60 s; if no " +
+           "run is using it, remove " + claim + " and try again");
+    usleep(10000);
   }
 }
 
