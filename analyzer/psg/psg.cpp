@@ -2,6 +2,8 @@
 // docs/psg.md describes the rules; docs/formats.md section 2 the records.
 #include "psg.h"
 
+#include "scalana/text_escape.h"
+
 #include "scalana/elf_section.h"
 #include "scalana/ids.h"
 
@@ -1275,7 +1277,8 @@ std::string LocText(const SourceLoc &l) {
 std::string Psg::ToText() const {
   const Impl &m = *impl_;
   std::ostringstream out;
-  out << "PSG of " << (m.binary.empty() ? std::string("<memory>") : m.binary) << " ("
+  out << "PSG of " << EscapeControls(m.binary.empty() ? std::string("<memory>") : m.binary)
+      << " ("
       << m.fns.size() << " functions, psg " << (m.psg_id.empty() ? "-" : m.psg_id) << ")\n";
   // Expanded calls are not shown: the callee's children take their place
   // (paper Fig. 4(b)), inheriting the call's arm. Targets bound under an
@@ -1332,7 +1335,9 @@ std::string Psg::ToText() const {
           line += " (candidates " + Join(c, ", ") + "; resolved at run time)";
         if (v.kind != VertexKind::Function && v.function >= 0 && !m.IsProgram(v.function))
           line += " (in " + m.fns[v.function].name + ")";
-        out << line << "\n";
+        // Names come from the binary: a control character in one (a newline
+        // forging a line, an escape sequence) is shown, not obeyed.
+        out << EscapeControls(line) << "\n";
       }
       // Children inherit an arm only through hidden calls.
       int32_t pass_arm = hidden ? arm : -1;
