@@ -302,6 +302,12 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << "    why:       " << (rc.abnormal ? "abnormal" : "")
         << (rc.abnormal && rc.non_scalable ? ", " : "") << (rc.non_scalable ? "non-scalable" : "")
         << "\n";
+    if (rc.thin_data)
+      out << "    thin data: rests on " << Fmt("%.0f", rc.evidence_samples)
+          << " samples over the median (" << Fmt("%.1f", rc.signal_to_noise)
+          << " standard deviations); a run about " << Fmt("%.0f", rc.run_longer)
+          << "x longer, or at " << Fmt("%.0f", rc.run_longer)
+          << "x the sampling rate, would settle it\n";
     if (!rc.evidence.empty()) {
       out << "    PMU:      ";
       for (const CounterEvidence &e : rc.evidence)
@@ -428,6 +434,10 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                       {"cost_seconds", rc.cost_seconds},
                       {"culprit_time", rc.culprit_time},
                       {"median_time", rc.median_time},
+                      {"evidence_samples", rc.evidence_samples},
+                      {"signal_to_noise", rc.signal_to_noise},
+                      {"thin_data", rc.thin_data},
+                      {"run_longer", rc.run_longer},
                       {"abnormal", rc.abnormal},
                       {"non_scalable", rc.non_scalable},
                       {"pmu", ev},
