@@ -390,8 +390,6 @@ Context FrameResolver::ToPsgContext(const Context &frames) {
         ids.insert(ids.end(), path.begin(), path.end());
       }
     }
-  } else {
-    ++m.stats.truncated;
   }
   const SourceFrame &leaf = kept.back();
   if (!exact) {
@@ -420,14 +418,11 @@ void FrameResolver::ResolveProfile(Profile &profile) {
   std::vector<uint32_t> remap(profile.contexts.size());
   for (size_t i = 0; i < profile.contexts.size(); ++i) {
     Context c = ToPsgContext(profile.contexts[i]);
-    if (c.empty())
-      ++m.stats.outside;
     auto [it, fresh] = index.emplace(std::move(c), uint32_t(mapped.size()));
     if (fresh)
       mapped.push_back(it->first);
     remap[i] = it->second;
   }
-  m.stats.contexts += profile.contexts.size();
   m.stats.no_line_tables = m.lookups > 0 && m.lookups_without_lines == m.lookups;
   profile.contexts = std::move(mapped);
   for (RankData &r : profile.ranks) {

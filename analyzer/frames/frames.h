@@ -30,10 +30,6 @@ struct SourceFrame {
 };
 
 struct FrameStats {
-  uint64_t contexts = 0;  // distinct recorded contexts
-  uint64_t outside = 0;   // no frame of a function with a PSG record
-  uint64_t truncated = 0; // deeper than the runtime keeps: only the innermost vertex
-  uint64_t unmatched = 0; // a frame's line matches no call site of its function
   bool no_line_tables = false;
   // Functions met on stacks with no PSG record (compiled without the
   // wrappers, or library code linked into the executable), by frames seen.
