@@ -91,17 +91,20 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   // 1. Contexts -> contracted vertices. Each distinct context is resolved once.
   run.contexts = profile.contexts.size();
   std::vector<VertexId> ctx_vertex(profile.contexts.size(), kNoVertex);
-  std::vector<bool> outside(profile.contexts.size(), false);
   for (size_t i = 0; i < profile.contexts.size(); ++i) {
-    // Empty: no frame of the program was on the stack (FrameResolver).
-    outside[i] = profile.contexts[i].empty();
-    ctx_vertex[i] = outside[i] ? kNoVertex : psg.Resolve(profile.contexts[i]);
-    if (ctx_vertex[i] == kNoVertex && !outside[i])
+    bool outside = profile.contexts[i].empty();
+    ctx_vertex[i] = outside ? kNoVertex : psg.Resolve(profile.contexts[i]);
+    if (ctx_vertex[i] == kNoVertex && !outside)
       ++run.unresolved_contexts;
     if (progress && (i + 1) % 4096 == 0)
       progress(label + ": resolved " + std::to_string(i + 1) + "/" +
                std::to_string(profile.contexts.size()) + " contexts");
   }
+  // Empty: no frame of the program was on the stack (FrameResolver); its
+  // time is outside the program, not unresolved.
+  auto is_outside = [&](uint32_t ctx) {
+    return ctx < profile.contexts.size() && profile.contexts[ctx].empty();
+  };
   auto vertex_of = [&](uint32_t ctx) -> VertexId {
     return ctx < ctx_vertex.size() ? ctx_vertex[ctx] : kNoVertex;
   };
@@ -128,7 +131,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
     for (const VertexRow &row : rd.vertices) {
       VertexId v = vertex_of(row.ctx);
       double secs = hz > 0 ? double(row.samples) / hz : row.cpu_seconds;
-      if (row.ctx < outside.size() && outside[row.ctx]) {
+      if (is_outside(row.ctx)) {
         run.outside_seconds += secs;
         continue;
       }
@@ -151,7 +154,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
     }
     for (const MpiRow &row : rd.mpi) {
       VertexId v = vertex_of(row.ctx);
-      if (row.ctx < outside.size() && outside[row.ctx]) {
+      if (is_outside(row.ctx)) {
         run.outside_seconds += row.seconds;
         continue;
       }
@@ -229,7 +232,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       ++run.dep_rows;
       VertexId v = vertex_of(row.ctx);
       if (v == kNoVertex) {
-        if (row.ctx >= outside.size() || !outside[row.ctx])
+        if (!is_outside(row.ctx))
           ++run.unresolved_rows;
         continue;
       }
