@@ -618,21 +618,25 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // made that rank late (and the path should go on to what did).
   // (MPI vertices are never root causes: they stay marked on every rank, so
   // a path shows which waits are part of the loss.)
-  std::unordered_map<VertexId, double> ns_median;
-  for (VertexId v : non_scalable_set)
-    if (const VertexSeries *s = big.Find(v))
-      ns_median[v] = Median(TimesOverRanks(psg, big, *s));
+  // Median over the largest run's ranks, computed once per vertex: paths ask
+  // for the same vertices again and again, and a run can have 10^5 ranks.
+  std::unordered_map<VertexId, double> medians;
+  auto median_of = [&](VertexId v, const VertexSeries &s) {
+    auto [it, fresh] = medians.try_emplace(v, 0.0);
+    if (fresh)
+      it->second = Median(TimesOverRanks(psg, big, s));
+    return it->second;
+  };
   auto is_problematic = [&](VertexId v, int rank) {
     if (abnormal_big.count(StepKey(v, rank, false)))
       return true;
     if (psg.vertex(v).kind == VertexKind::Mpi)
       return non_scalable_set.count(v) > 0;
-    auto it = ns_median.find(v);
-    if (it == ns_median.end())
+    if (!non_scalable_set.count(v))
       return false;
     const VertexSeries *s = big.Find(v);
     int slot = big.SlotOf(rank);
-    return s && slot >= 0 && ExclusiveTime(psg, *s, slot) >= it->second;
+    return s && slot >= 0 && ExclusiveTime(psg, *s, slot) >= median_of(v, *s);
   };
   std::unordered_set<uint64_t> scanned;
   std::vector<std::pair<VertexId, int>> starts;
@@ -668,8 +672,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     int slot = big.SlotOf(rank);
     if (!s || slot < 0)
       return 0.0;
-    std::vector<double> t = TimesOverRanks(psg, big, *s);
-    double cost = std::max(0.0, t[size_t(slot)] - Median(t));
+    double cost = std::max(0.0, ExclusiveTime(psg, *s, slot) - median_of(v, *s));
     if (non_scalable_set.count(v))
       for (const NonScalableVertex &ns : res.non_scalable)
         if (ns.vertex == v && ns.merged.size() == runs.size()) {
@@ -725,10 +728,9 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     rc.non_scalable = non_scalable_set.count(rc.vertex) > 0;
     if (!s)
       continue;
-    std::vector<double> t = TimesOverRanks(psg, big, *s);
-    double med = Median(t);
+    double med = median_of(rc.vertex, *s);
     int slot = big.SlotOf(rc.culprit_rank);
-    rc.culprit_time = slot >= 0 ? t[slot] : 0;
+    rc.culprit_time = slot >= 0 ? ExclusiveTime(psg, *s, slot) : 0;
     rc.median_time = med;
     for (int i = 0; i < big.nslots(); ++i)
       if (abnormal_big.count(StepKey(rc.vertex, big.ranks[i], false))) {
@@ -751,8 +753,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       rc.signal_to_noise = rc.evidence_samples / std::sqrt(std::max(1.0, med * hz));
       rc.thin_data = rc.signal_to_noise < kSettled;
       if (rc.thin_data)
-        rc.run_longer = std::min(
-            100.0, std::ceil(std::pow(kSettled / std::max(rc.signal_to_noise, 0.5), 2)));
+        rc.run_longer =
+            std::min(100.0, std::ceil(std::pow(kSettled / std::max(rc.signal_to_noise, 0.5), 2)));
     }
     const size_t nc = big.meta.sampling.counters.size();
     if (big.meta.sampling.counters_real && nc && !s->counters.empty() && slot >= 0) {

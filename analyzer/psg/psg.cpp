@@ -1277,8 +1277,7 @@ std::string LocText(const SourceLoc &l) {
 std::string Psg::ToText() const {
   const Impl &m = *impl_;
   std::ostringstream out;
-  out << "PSG of " << EscapeControls(m.binary.empty() ? std::string("<memory>") : m.binary)
-      << " ("
+  out << "PSG of " << EscapeControls(m.binary.empty() ? std::string("<memory>") : m.binary) << " ("
       << m.fns.size() << " functions, psg " << (m.psg_id.empty() ? "-" : m.psg_id) << ")\n";
   // Expanded calls are not shown: the callee's children take their place
   // (paper Fig. 4(b)), inheriting the call's arm. Targets bound under an
