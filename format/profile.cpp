@@ -64,9 +64,16 @@ json ToJson(const Profile &p) {
       vertices.push_back({v.ctx, v.samples, v.cpu_seconds, v.counters});
     for (const MpiRow &m : r.mpi)
       mpi.push_back({m.ctx, m.calls, m.seconds, m.bytes});
-    for (const DepRow &d : r.deps)
+    for (const DepRow &d : r.deps) {
       deps.push_back(
           {d.ctx, ToString(d.kind), d.peer, d.tag, d.comm, d.count, d.bytes, d.wait_seconds});
+      if (!d.seqs.empty()) {
+        json seqs = json::array();
+        for (const SeqRange &q : d.seqs)
+          seqs.push_back({q.first, q.last});
+        deps.back().push_back(std::move(seqs));
+      }
+    }
     ranks.push_back({{"rank", r.rank},
                      {"host", r.host},
                      {"pid", r.pid},
@@ -433,7 +440,10 @@ Profile FromJson(const json &j) {
     d.deps.reserve(deps.size());
     for (size_t k = 0; k < deps.size(); ++k) {
       Path row = Element(dp, k);
-      const json &v = Row(deps[k], row, 8);
+      // 8 elements, or 9 with the message sequence ranges.
+      const json &v = Arr(deps[k], row);
+      if (v.size() != 9)
+        Row(v, row, 8);
       DepRow out;
       out.ctx = ctx_index(v[0], Element(row, 0, "context"));
       Path kp = Element(row, 1, "kind");
@@ -457,6 +467,22 @@ Profile FromJson(const json &j) {
       out.count = Count(v[5], Element(row, 5, "count"));
       out.bytes = Count(v[6], Element(row, 6, "bytes"));
       out.wait_seconds = Seconds(v[7], Element(row, 7, "wait seconds"));
+      if (v.size() == 9) {
+        Path sp = Element(row, 8, "message sequence ranges");
+        const json &seqs = Arr(v[8], sp);
+        if (seqs.size() > kMaxSeqRanges)
+          Bad(sp, "has " + std::to_string(seqs.size()) + " ranges, at most " +
+                      std::to_string(kMaxSeqRanges) + " are written");
+        for (size_t q = 0; q < seqs.size(); ++q) {
+          Path qp = Element(sp, q);
+          const json &pair = Row(seqs[q], qp, 2);
+          SeqRange range{Count(pair[0], Element(qp, 0, "first")),
+                         Count(pair[1], Element(qp, 1, "last"))};
+          if (range.first == 0 || range.last < range.first)
+            Bad(qp, "is not a range of message numbers (first >= 1, last >= first)");
+          out.seqs.push_back(range);
+        }
+      }
       d.deps.push_back(out);
     }
     p.ranks.push_back(std::move(d));

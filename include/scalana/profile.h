@@ -66,6 +66,16 @@ struct MpiRow {
 
 enum class DepKind : uint8_t { Send, Recv, Coll, Rma };
 
+// Messages [first, last] of one (sender, receiver, tag, comm) channel,
+// numbered from 1 in the order MPI matches them (non-overtaking: the k-th
+// send on a channel is received by the k-th receive that matches it).
+struct SeqRange {
+  uint64_t first = 0, last = 0;
+};
+// A dependence row keeps at most this many disjoint ranges; more are merged
+// (the nearest two first), so a range may then also span other rows' messages.
+inline constexpr size_t kMaxSeqRanges = 8;
+
 struct DepRow {
   uint32_t ctx = 0;
   DepKind kind = DepKind::Send;
@@ -74,6 +84,9 @@ struct DepRow {
   uint32_t comm = 0; // index into Profile::comms
   uint64_t count = 0, bytes = 0;
   double wait_seconds = 0;
+  // send and recv rows: the channel's messages this row sent or received
+  // (optional in files; empty when not recorded).
+  std::vector<SeqRange> seqs;
 };
 
 struct RankData {

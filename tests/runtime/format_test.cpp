@@ -39,7 +39,7 @@ Profile Sample(int rank, uint64_t extra_id) {
   r.errors["stack_truncated"] = 1;
   r.vertices.push_back({1, 7, 0.035, {123.0}});
   r.mpi.push_back({0, 3, 0.5, 96});
-  r.deps.push_back({0, DepKind::Recv, 1 - rank, 5, 1, 3, 96, 0.25});
+  r.deps.push_back({0, DepKind::Recv, 1 - rank, 5, 1, 3, 96, 0.25, {{1, 2}, {7, 7}}});
   p.ranks.push_back(r);
   return p;
 }
@@ -74,6 +74,9 @@ TEST(ProfileFormat, RoundTripKeepsEveryField) {
   EXPECT_EQ(r.deps[0].kind, DepKind::Recv);
   EXPECT_EQ(r.deps[0].peer, 0);
   EXPECT_DOUBLE_EQ(r.deps[0].wait_seconds, 0.25);
+  ASSERT_EQ(r.deps[0].seqs.size(), 2u);
+  EXPECT_EQ(r.deps[0].seqs[1].first, 7u);
+  EXPECT_EQ(r.deps[0].seqs[1].last, 7u);
   EXPECT_EQ(r.vertices[0].counters, std::vector<double>{123.0});
 }
 
@@ -149,6 +152,18 @@ TEST(ProfileFormat, BadJsonAndWrongSchemaAreErrors) {
     FAIL();
   } catch (const Error &e) {
     EXPECT_NE(std::string(e.what()).find("version 1 is not supported"), std::string::npos);
+  }
+  // A sequence range that runs backwards cannot pair messages.
+  WriteGz(dir + "/profile.json.gz",
+          R"({"format":"scalana-profile","version":2,"meta":{"world_size":2},"contexts":[[]],)"
+          R"("comms":[[0,1]],"ranks":[{"rank":0,"vertices":[],"mpi":[],)"
+          R"("deps":[[0,"send",1,5,0,1,8,0.0,[[4,2]]]]}]})");
+  try {
+    ReadProfile(dir);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("not a range of message numbers"), std::string::npos)
+        << e.what();
   }
 }
 
