@@ -35,9 +35,47 @@ struct P2PKey {
   uint8_t kind;
   int pref;
   VertexId vertex;
+  const DepRow *row;
   auto tie() const { return std::tie(rank, peer, tag, comm, kind, pref, vertex); }
   bool operator<(const P2PKey &o) const { return tie() < o.tie(); }
 };
+
+// Messages two rows share: both number the channel's messages the same way
+// (docs/formats.md, `seqs`), so overlapping ranges are the same messages.
+uint64_t SharedMessages(const std::vector<SeqRange> &a, const std::vector<SeqRange> &b) {
+  uint64_t n = 0;
+  for (const SeqRange &x : a)
+    for (const SeqRange &y : b) {
+      uint64_t lo = std::max(x.first, y.first), hi = std::min(x.last, y.last);
+      if (lo <= hi)
+        n += hi - lo + 1;
+    }
+  return n;
+}
+
+// The row on the peer that ROW's messages came from (or went to). Rows on one
+// channel are told apart by their message numbers: when tags are reused
+// across phases, only the numbers say which send a receive matched. Without
+// numbers (older profiles) the initiating call is preferred.
+const P2PKey *MatchP2P(const std::vector<P2PKey> &p2p, const DepRow &row, int rank) {
+  uint8_t want = uint8_t(row.kind == DepKind::Send ? DepKind::Recv : DepKind::Send);
+  P2PKey lo{row.peer, rank, row.tag, row.comm, want, INT32_MIN, INT32_MIN, nullptr};
+  const P2PKey *first = nullptr, *best = nullptr;
+  uint64_t best_shared = 0;
+  for (auto it = std::lower_bound(p2p.begin(), p2p.end(), lo);
+       it != p2p.end() && it->rank == row.peer && it->peer == rank && it->tag == row.tag &&
+       it->comm == row.comm && it->kind == want;
+       ++it) {
+    if (!first)
+      first = &*it;
+    uint64_t shared = row.seqs.empty() ? 0 : SharedMessages(row.seqs, it->row->seqs);
+    if (shared > best_shared) {
+      best_shared = shared;
+      best = &*it;
+    }
+  }
+  return best ? best : first;
+}
 
 } // namespace
 
@@ -220,7 +258,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       if (v == kNoVertex || (row.kind != DepKind::Send && row.kind != DepKind::Recv))
         continue;
       p2p.push_back({run.ranks[slot], row.peer, row.tag, row.comm, uint8_t(row.kind),
-                     InitiatorRank(psg, v), v});
+                     InitiatorRank(psg, v), v, &row});
     }
   }
   std::sort(p2p.begin(), p2p.end());
@@ -242,14 +280,12 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       e.comm = row.comm;
       e.tag = row.tag;
       e.wait = float(row.wait_seconds);
+      e.count = row.count;
+      e.bytes = row.bytes;
       e.peer_rank = row.kind == DepKind::Coll ? -1 : row.peer;
       if (row.kind == DepKind::Send || row.kind == DepKind::Recv) {
-        uint8_t want = uint8_t(row.kind == DepKind::Send ? DepKind::Recv : DepKind::Send);
-        P2PKey lo{row.peer, rank, row.tag, row.comm, want, INT32_MIN, INT32_MIN};
-        auto it = std::lower_bound(p2p.begin(), p2p.end(), lo);
-        if (it != p2p.end() && it->rank == row.peer && it->peer == rank && it->tag == row.tag &&
-            it->comm == row.comm && it->kind == want)
-          e.peer_vertex = it->vertex;
+        if (const P2PKey *m = MatchP2P(p2p, row, rank))
+          e.peer_vertex = m->vertex;
         else
           ++run.unmatched_p2p;
       } else if (row.kind == DepKind::Rma) {

@@ -24,6 +24,7 @@ struct DepEdge {
   int32_t peer_rank = -1; // world rank on the other side (-1: collective)
   VertexId peer_vertex = kNoVertex;
   float wait = 0; // seconds the call (or its completion) was blocked
+  uint64_t count = 0, bytes = 0; // messages (operations) and bytes of the row
   DepKind kind = DepKind::Send;
   uint32_t comm = 0;
   int32_t tag = 0;

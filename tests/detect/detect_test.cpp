@@ -281,6 +281,52 @@ TEST(DetectPpg, ArraysEdgesAndInclusiveTime) {
   EXPECT_EQ(run.unresolved_contexts, 0u);
 }
 
+// HPCCG's shape: a setup phase and the solver exchange both use tag 99
+// between the same ranks. The setup Send (line 5) sorts first and used to
+// take every receive; message numbers say the solver's Wait received the
+// exchange's Isend (line 21).
+TEST(DetectPpg, ReusedTagsArePairedByMessageNumbers) {
+  FnBuilder m{"main"};
+  uint32_t setup = m.Add(0, VertexKind::Mpi, 5, "MPI_Send", MpiClass::P2PBlocking);
+  uint32_t setup_recv = m.Add(0, VertexKind::Mpi, 6, "MPI_Recv", MpiClass::P2PBlocking);
+  uint32_t loop = m.Add(0, VertexKind::Loop, 10);
+  uint32_t isend = m.Add(loop, VertexKind::Mpi, 21, "MPI_Isend", MpiClass::P2PNonBlocking);
+  uint32_t wait = m.Add(loop, VertexKind::Mpi, 22, "MPI_Wait", MpiClass::Completion);
+  Psg psg = Psg::Build({m.fn});
+  ProfileBuilder b(2);
+  auto dep = [&](int rank, uint32_t v, DepKind kind, std::vector<SeqRange> seqs, double w) {
+    b.Dep(rank, m.Id(v), kind, 1 - rank, w, 99);
+    b.p.ranks[rank].deps.back().seqs = std::move(seqs);
+  };
+  for (int r = 0; r < 2; ++r) {
+    dep(r, setup, DepKind::Send, {{1, 1}}, 0);
+    dep(r, setup_recv, DepKind::Recv, {{1, 1}}, 0);
+    dep(r, isend, DepKind::Send, {{2, 41}}, 0);
+    dep(r, wait, DepKind::Recv, {{2, 41}}, 0.5);
+  }
+  scalana::Run run = BuildRun(psg, b.p, "run2");
+  VertexId want = psg.Resolve({m.Id(isend)});
+  const VertexSeries *ws = run.Find(psg.Resolve({m.Id(wait)}));
+  ASSERT_NE(ws, nullptr);
+  ASSERT_EQ(ws->edges.size(), 2u);
+  for (const DepEdge &e : ws->edges)
+    EXPECT_EQ(e.peer_vertex, want) << "rank " << e.rank;
+  // The setup receive still pairs with the setup send.
+  const VertexSeries *rs = run.Find(psg.Resolve({m.Id(setup_recv)}));
+  ASSERT_NE(rs, nullptr);
+  for (const DepEdge &e : rs->edges)
+    EXPECT_EQ(e.peer_vertex, psg.Resolve({m.Id(setup)}));
+  EXPECT_EQ(run.unmatched_p2p, 0u);
+  // Without numbers (older profiles) the initiating call wins: the setup Send
+  // sorts first among the two initiators, which is the defect numbers fix.
+  for (RankData &rd : b.p.ranks)
+    for (DepRow &d : rd.deps)
+      d.seqs.clear();
+  scalana::Run old = BuildRun(psg, b.p, "run2");
+  EXPECT_EQ(old.Find(psg.Resolve({m.Id(wait)}))->edges[0].peer_vertex,
+            psg.Resolve({m.Id(setup)}));
+}
+
 TEST(DetectPpg, MissingRanksAreNamedAndSkipped) {
   HaloProgram h;
   Profile p = HaloProfile(h, 4, 1, 2.0);
