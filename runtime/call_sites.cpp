@@ -109,12 +109,25 @@ bool StillValid(const Entry &e) {
 } // namespace
 
 CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
-  thread_local std::unordered_map<Key, Entry, KeyHash> entries;
-  if (entries.size() >= kMaxEntries)
-    entries.clear();
+  // Initial-exec TLS: no __tls_get_addr call per access (always preloaded).
+  thread_local std::unordered_map<Key, Entry, KeyHash> entries
+      __attribute__((tls_model("initial-exec")));
+  // A loop of MPI calls repeats a few keys: the previous one is checked
+  // first, without hashing (entries of an unordered_map stay put).
+  thread_local Key last_key __attribute__((tls_model("initial-exec"))){0, 0};
+  thread_local Entry *last __attribute__((tls_model("initial-exec"))) = nullptr;
   Key key{uintptr_t(return_address), uintptr_t(frame_address)};
+  if (last && last_key == key && StillValid(*last))
+    return CallSiteContext{last->frames.data(), uint32_t(last->frames.size()), &last->calls,
+                           &last->index};
+  if (entries.size() >= kMaxEntries) {
+    entries.clear();
+    last = nullptr;
+  }
   auto [it, fresh] = entries.try_emplace(key);
   Entry &e = it->second;
+  last_key = key;
+  last = &e;
   if (fresh || !StillValid(e)) {
     // A key seen before with another chain of calls (a different caller at
     // the same depth): its count belongs to the old context.

@@ -1,4 +1,13 @@
 // MPI call and dependence recording behind the generated wrappers.
+//
+// Per-call path (docs/runtime.md, "Cost of a wrapped call"): every thread
+// aggregates into its own ThreadRec (MPI rows by context index, dependence
+// rows and pending requests in open-addressing tables), guarded by a
+// spinlock that only its own calls take, once per call, and that the writer
+// thread takes while it reads the tables for a snapshot. Nothing is merged
+// until a snapshot: the common call takes no shared lock, allocates nothing
+// and touches no cache line another thread writes, except the atomic counter
+// of its message channel.
 #include "recorder.h"
 
 #include "call_sites.h"
@@ -6,18 +15,21 @@
 #include "runtime.h"
 
 #include <pthread.h>
+#include <sched.h>
 
 #include <dlfcn.h>
 
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <tuple>
 
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <unordered_map>
 #include <vector>
 
@@ -37,6 +49,13 @@ struct ContextHash {
   }
 };
 
+uint64_t Mix(uint64_t h) {
+  h ^= h >> 33;
+  h *= 0xff51afd7ed558ccdull;
+  h ^= h >> 33;
+  return h;
+}
+
 struct MpiAgg {
   uint64_t calls = 0, bytes = 0;
   double seconds = 0;
@@ -50,29 +69,400 @@ struct DepKey {
   bool operator<(const DepKey &o) const {
     return std::tie(ctx, kind, peer, tag, comm) < std::tie(o.ctx, o.kind, o.peer, o.tag, o.comm);
   }
+  bool operator==(const DepKey &o) const {
+    return ctx == o.ctx && kind == o.kind && peer == o.peer && tag == o.tag && comm == o.comm;
+  }
+  uint64_t Hash() const {
+    return Mix((uint64_t(ctx) << 32 | uint32_t(peer)) * 0x9e3779b97f4a7c15ull ^
+               (uint64_t(uint32_t(tag)) << 32 | uint64_t(comm) << 3 | uint64_t(kind)));
+  }
 };
 
 struct DepAgg {
   uint64_t count = 0, bytes = 0;
   double wait = 0;
+  SeqRanges seqs;
 };
 
-// A communicator (or window) as world ranks: members of the local group, and
-// the ranks its peer numbers name (the remote group of an intercommunicator).
+// Open addressing, linear probing; rows are never removed. The last two
+// rows used are checked first: a loop of calls records one or two rows
+// (posting and completing context) over and over.
+class DepTable {
+public:
+  DepAgg &At(const DepKey &k) {
+    for (int m = 0; m < 2; ++m)
+      if (memo_[m].agg && memo_[m].key == k)
+        return *memo_[m].agg;
+    if ((used_ + 1) * 2 > slots_.size())
+      Grow();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = k.Hash() & mask;; i = (i + 1) & mask) {
+      Slot &s = slots_[i];
+      if (!s.used) {
+        s.used = true;
+        s.key = k;
+        ++used_;
+      } else if (!(s.key == k)) {
+        continue;
+      }
+      memo_[next_memo_] = Memo{k, &s.agg};
+      next_memo_ ^= 1;
+      return s.agg;
+    }
+  }
+  template <typename F> void ForEach(F &&f) const {
+    for (const Slot &s : slots_)
+      if (s.used)
+        f(s.key, s.agg);
+  }
+
+private:
+  struct Slot {
+    bool used = false;
+    DepKey key{};
+    DepAgg agg;
+  };
+  void Grow() {
+    memo_[0].agg = memo_[1].agg = nullptr;
+    std::vector<Slot> old(std::max<size_t>(64, slots_.size() * 2));
+    old.swap(slots_);
+    used_ = 0;
+    for (Slot &s : old)
+      if (s.used)
+        At(s.key) = s.agg;
+  }
+  struct Memo {
+    DepKey key{};
+    DepAgg *agg = nullptr;
+  };
+  std::vector<Slot> slots_;
+  size_t used_ = 0;
+  Memo memo_[2];
+  int next_memo_ = 0;
+};
+
+// A communicator (or window) as world ranks: its index in the profile's
+// comms and the world ranks its peer numbers name (the remote group of an
+// intercommunicator). PEERS points into storage interned by content and
+// never freed, so requests and caches may keep it after the handle is gone.
 struct GroupInfo {
   uint32_t comm_index = 0;
-  std::shared_ptr<const std::vector<int>> peers;
+  const std::vector<int> *peers = nullptr;
 };
 
 struct Request {
+  MPI_Request handle;
   uint32_t ctx;
   DepKind kind;
+  bool persistent;
   int32_t peer; // world rank, or MPI_ANY_SOURCE for receives
   int32_t tag;
   GroupInfo group;
   uint64_t bytes;
   uint32_t weight;
-  bool persistent;
+  uint32_t poll_ctx; // where it was polled (Polled), valid when polled > 0
+  double polled;     // seconds of polling that completed nothing
+  uint64_t seq;      // sends: the message's number on its channel, 0 if none
+};
+
+// Pending non-blocking operations by handle. A handle can stand for several
+// at once: Open MPI hands the same (already complete) request to every send
+// it finished eagerly, and Fortran sees one integer for all of them.
+// Completions take the oldest, matching the order in which the program waits
+// for what it posted. An open-addressing map (tombstones) from handle to a
+// FIFO of nodes in a pool: posting and completing stay O(1) however many
+// operations share a handle.
+class RequestTable {
+public:
+  void Insert(const Request &r) {
+    uint32_t node = NewNode(r);
+    if (Slot *s = FindSlot(r.handle)) {
+      nodes_[s->tail].next = node;
+      s->tail = node;
+      return;
+    }
+    if ((used_ + dead_ + 1) * 4 > slots_.size() * 3)
+      Rehash();
+    size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(r.handle) & mask;; i = (i + 1) & mask) {
+      Slot &s = slots_[i];
+      if (s.state != kUsed) {
+        dead_ -= s.state == kDead;
+        s = Slot{kUsed, r.handle, node, node};
+        ++used_;
+        return;
+      }
+    }
+  }
+  // The oldest entry for HANDLE, or null. Valid until the next Insert.
+  Request *Find(MPI_Request handle) {
+    Slot *s = FindSlot(handle);
+    return s ? &nodes_[s->head].r : nullptr;
+  }
+  // Removes the oldest entry for HANDLE (the one Find returns).
+  void PopOldest(MPI_Request handle) {
+    Slot *s = FindSlot(handle);
+    if (!s)
+      return;
+    uint32_t node = s->head;
+    if (node == s->tail) {
+      s->state = kDead;
+      --used_;
+      ++dead_;
+    } else {
+      s->head = nodes_[node].next;
+    }
+    nodes_[node].next = free_;
+    free_ = node;
+  }
+
+private:
+  static constexpr uint32_t kNone = UINT32_MAX;
+  enum : uint8_t { kEmpty, kUsed, kDead };
+  struct Slot {
+    uint8_t state = kEmpty;
+    MPI_Request handle{};
+    uint32_t head = kNone, tail = kNone;
+  };
+  struct Node {
+    Request r;
+    uint32_t next;
+  };
+  static uint64_t Hash(MPI_Request h) {
+    uint64_t v = 0;
+    std::memcpy(&v, &h, std::min(sizeof h, sizeof v));
+    return Mix(v);
+  }
+  Slot *FindSlot(MPI_Request handle) {
+    if (!used_)
+      return nullptr;
+    size_t mask = slots_.size() - 1;
+    for (size_t i = Hash(handle) & mask; slots_[i].state != kEmpty; i = (i + 1) & mask)
+      if (slots_[i].state == kUsed && slots_[i].handle == handle)
+        return &slots_[i];
+    return nullptr;
+  }
+  uint32_t NewNode(const Request &r) {
+    uint32_t node = free_;
+    if (node != kNone) {
+      free_ = nodes_[node].next;
+      nodes_[node] = Node{r, kNone};
+    } else {
+      node = uint32_t(nodes_.size());
+      nodes_.push_back(Node{r, kNone});
+    }
+    return node;
+  }
+  void Rehash() {
+    size_t size = std::max<size_t>(64, slots_.size());
+    if ((used_ + 1) * 2 > size)
+      size *= 2;
+    std::vector<Slot> old(size);
+    old.swap(slots_);
+    used_ = dead_ = 0;
+    size_t mask = slots_.size() - 1;
+    for (const Slot &o : old) {
+      if (o.state != kUsed)
+        continue;
+      size_t i = Hash(o.handle) & mask;
+      while (slots_[i].state == kUsed)
+        i = (i + 1) & mask;
+      slots_[i] = o;
+      ++used_;
+    }
+  }
+  std::vector<Slot> slots_;
+  std::vector<Node> nodes_;
+  uint32_t free_ = kNone;
+  size_t used_ = 0, dead_ = 0;
+};
+
+// One-sided operations issued on this thread and not yet completed by a
+// synchronisation, per (window, target world rank).
+struct PendingRma {
+  uint64_t ops = 0;
+  uint32_t comm_index = 0;
+};
+struct WinTarget {
+  MPI_Win win;
+  int32_t target;
+  bool operator==(const WinTarget &o) const { return win == o.win && target == o.target; }
+};
+struct WinTargetHash {
+  size_t operator()(const WinTarget &k) const {
+    uint64_t v = 0;
+    std::memcpy(&v, &k.win, std::min(sizeof k.win, sizeof v));
+    return size_t(Mix(v ^ uint64_t(uint32_t(k.target)) << 40));
+  }
+};
+
+// Bounded spinlock. Hazard: a thread stopped by a fatal signal, or a forked
+// child's copy of a lock the writer held, never releases it, so every
+// waiter gives up after a deadline (and counts it) instead of hanging.
+struct SpinLock {
+  std::atomic<uint32_t> v{0};
+  bool TryFor(double seconds) {
+    if (!v.exchange(1, std::memory_order_acquire))
+      return true; // the common, uncontended case: one exchange
+    auto deadline =
+        std::chrono::steady_clock::now() + std::chrono::microseconds(int64_t(seconds * 1e6));
+    for (unsigned spins = 0;; ++spins) {
+      if (!v.load(std::memory_order_relaxed) && !v.exchange(1, std::memory_order_acquire))
+        return true;
+      if (spins < 64) {
+#if defined(__x86_64__) || defined(__i386__)
+        __builtin_ia32_pause();
+#endif
+        continue;
+      }
+      if (std::chrono::steady_clock::now() > deadline)
+        return false;
+      sched_yield();
+    }
+  }
+  void Unlock() { v.store(0, std::memory_order_release); }
+};
+
+constexpr double kOwnerLockSeconds = 2.0, kPeerLockSeconds = 0.1;
+
+} // namespace
+
+// What one thread recorded. Created at the thread's first recorded call,
+// linked into a list that is never shortened (the writer reads it without a
+// lock); a thread that ends leaves its data there and its record to the
+// next new thread, which adds to it. Everything in it is guarded by LOCK.
+struct ThreadRec {
+  SpinLock lock;
+  ThreadRec *next = nullptr;
+  std::atomic<bool> orphan{false};
+  std::vector<MpiAgg> mpi; // by context index
+  DepTable deps;
+  RequestTable requests;
+  std::unordered_map<WinTarget, PendingRma, WinTargetHash> pending_rma;
+  // The entry used last (elements of an unordered_map stay put); reset when
+  // entries are erased.
+  WinTarget last_pending_key{};
+  PendingRma *last_pending = nullptr;
+  std::unordered_map<MPI_Win, std::vector<int>> posted; // Win_post origins (world ranks)
+};
+
+namespace {
+
+std::atomic<ThreadRec *> g_recs{nullptr};
+
+ThreadRec *NewThreadRec() {
+  for (ThreadRec *r = g_recs.load(std::memory_order_acquire); r; r = r->next) {
+    bool orphan = true;
+    if (r->orphan.load(std::memory_order_relaxed) &&
+        r->orphan.compare_exchange_strong(orphan, false))
+      return r;
+  }
+  ThreadRec *r = new ThreadRec;
+  ThreadRec *head = g_recs.load(std::memory_order_relaxed);
+  do
+    r->next = head;
+  while (
+      !g_recs.compare_exchange_weak(head, r, std::memory_order_release, std::memory_order_relaxed));
+  return r;
+}
+
+// Initial-exec TLS: a plain offset from the thread pointer, where the
+// default model for a shared library calls __tls_get_addr on every access
+// (the runtime is always preloaded, so static TLS is available).
+#define SCALANA_TLS thread_local __attribute__((tls_model("initial-exec")))
+
+SCALANA_TLS ThreadRec *tl_rec = nullptr;
+
+// Leaves the record to a later thread when this one ends. Hazard: a thread
+// that still calls MPI from a later thread_local destructor shares the
+// record with its adopter; the lock keeps that correct, only slower.
+struct ThreadRecRelease {
+  ~ThreadRecRelease() {
+    if (tl_rec)
+      tl_rec->orphan.store(true, std::memory_order_release);
+  }
+};
+
+ThreadRec &OwnRec() {
+  if (!tl_rec) {
+    SCALANA_TLS ThreadRecRelease release;
+    (void)release;
+    tl_rec = NewThreadRec();
+  }
+  return *tl_rec;
+}
+
+// Locks this thread's record for CALL (once per call; the destructor
+// unlocks). Throws when the lock stays taken (see SpinLock).
+struct LockTimeout {};
+ThreadRec &Hold(MpiCall &call) {
+  if (call.held())
+    return *call.held();
+  ThreadRec &r = OwnRec();
+  if (!r.lock.TryFor(kOwnerLockSeconds))
+    throw LockTimeout{};
+  call.held() = &r;
+  return r;
+}
+
+// ---- message channels: numbering of the messages of (peer, tag, comm)
+//
+// One counter per channel and direction, process-wide, in a fixed
+// open-addressing table of atomics: a number is taken with one fetch_add.
+// Channels are in practice used by one thread, and then the numbers follow
+// MPI's matching order exactly. Hazard: when threads of an
+// MPI_THREAD_MULTIPLE program send (or complete receives) on the same
+// channel concurrently, every message still gets a distinct number, but the
+// order of the numbers may differ from the order in which MPI matched them.
+struct Channel {
+  std::atomic<uint32_t> state{0}; // 0 free, 1 being claimed, 2 ready
+  int32_t peer = 0, tag = 0;
+  uint32_t comm_dir = 0;
+  std::atomic<uint64_t> count{0};
+};
+constexpr size_t kChannels = size_t(1) << 16;
+std::atomic<Channel *> g_channels{nullptr};
+
+// The next number (from 1) on the channel; 0 when the table is full.
+uint64_t NextSeq(bool recv, int32_t peer, int32_t tag, uint32_t comm) {
+  Channel *table = g_channels.load(std::memory_order_acquire);
+  if (!table || peer < 0)
+    return 0;
+  uint32_t comm_dir = comm << 1 | uint32_t(recv);
+  uint64_t h = Mix((uint64_t(uint32_t(peer)) << 32 | uint32_t(tag)) ^
+                   uint64_t(comm_dir) * 0x9e3779b97f4a7c15ull);
+  for (size_t probe = 0; probe < kChannels; ++probe) {
+    Channel &c = table[(h + probe) & (kChannels - 1)];
+    uint32_t st = c.state.load(std::memory_order_acquire);
+    if (st == 0) {
+      if (c.state.compare_exchange_strong(st, 1, std::memory_order_acquire)) {
+        c.peer = peer;
+        c.tag = tag;
+        c.comm_dir = comm_dir;
+        c.state.store(2, std::memory_order_release);
+        return c.count.fetch_add(1, std::memory_order_relaxed) + 1;
+      }
+    }
+    while (st == 1) // another thread is filling in its key: a few stores
+      st = c.state.load(std::memory_order_acquire);
+    if (c.peer == peer && c.tag == tag && c.comm_dir == comm_dir)
+      return c.count.fetch_add(1, std::memory_order_relaxed) + 1;
+  }
+  static std::atomic<bool> told{false};
+  if (!told.exchange(true))
+    CountError("seq_channels_full");
+  return 0;
+}
+
+// ---- process-wide state: contexts, communicators (rare, under the mutex)
+
+struct VecHash {
+  size_t operator()(const std::vector<int> &v) const {
+    uint64_t h = 0xcbf29ce484222325ull;
+    for (int x : v)
+      h = (h ^ uint32_t(x)) * 0x100000001b3ull;
+    return size_t(h);
+  }
 };
 
 struct State {
@@ -81,18 +471,12 @@ struct State {
   std::timed_mutex mu;
   std::unordered_map<Context, uint32_t, ContextHash> context_index;
   std::vector<Context> contexts;
-  std::unordered_map<uint32_t, MpiAgg> mpi;
-  std::map<DepKey, DepAgg> deps;
   std::map<std::vector<int>, uint32_t> comm_index;
   std::vector<std::vector<int>> comms;
+  // Peer lists by content, never freed (GroupInfo::peers points here).
+  std::unordered_map<std::vector<int>, std::unique_ptr<const std::vector<int>>, VecHash> peer_lists;
   std::unordered_map<MPI_Comm, GroupInfo> comm_cache;
   std::unordered_map<MPI_Win, GroupInfo> win_cache;
-  // Pending non-blocking operations by handle, oldest first. A handle can
-  // stand for several at once: Open MPI hands the same (already complete)
-  // request to every send it finished eagerly, and Fortran sees one integer
-  // for all of them. Completions take the oldest, matching the order in which
-  // the program waits for what it posted.
-  std::unordered_map<MPI_Request, std::deque<Request>> requests;
 };
 
 State &S() {
@@ -100,12 +484,77 @@ State &S() {
   return *s;
 }
 
+// Bumped whenever a communicator or window handle is created or freed: the
+// threads' caches of handle -> group drop their entries when they see it
+// change (a freed handle's value may name a new communicator).
+std::atomic<uint64_t> g_handles_generation{1};
+
+// ---- the call clock
+//
+// Two clock reads per call: CLOCK_MONOTONIC through the vDSO costs about
+// 50 ns here (a VM), the time-stamp counter about 20 ns. The counter is used only where the
+// kernel itself keeps time with it (current clocksource "tsc": invariant and
+// synchronised across CPUs, else the kernel would have rejected it), and only
+// once calibrated against CLOCK_MONOTONIC over the span from library load
+// to the end of MPI_Init (tens of milliseconds at least); calls before that
+// use the monotonic clock. Hazard: a thread that migrates between CPUs
+// mid-call could see a counter step back if they were not synchronised;
+// negative spans are clamped to 0.
+uint64_t MonoNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
+}
+
+uint64_t Ticks() {
+#if defined(__x86_64__)
+  return __builtin_ia32_rdtsc();
+#else
+  return MonoNs();
+#endif
+}
+
+struct TickClock {
+  bool usable = false;
+  uint64_t ticks0 = 0, ns0 = 0;
+  TickClock() {
+#if defined(__x86_64__)
+    char source[32] = {};
+    if (FILE *f =
+            std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r")) {
+      usable = std::fgets(source, sizeof source, f) && std::strncmp(source, "tsc", 3) == 0 &&
+               (source[3] == '\n' || source[3] == 0);
+      std::fclose(f);
+    }
+    ticks0 = Ticks();
+    ns0 = MonoNs();
+#endif
+  }
+};
+TickClock g_tick_clock; // at load
+// Seconds per tick once calibrated; 0 until then (the monotonic clock is used).
+std::atomic<double> g_seconds_per_tick{0};
+
+void CalibrateTicks() {
+  if (!g_tick_clock.usable)
+    return;
+  uint64_t ns = MonoNs(), ticks = Ticks();
+  // At least 5 ms between the two readings, so their jitter stays below 1e-4.
+  while (ns - g_tick_clock.ns0 < 5000000) {
+    ns = MonoNs();
+    ticks = Ticks();
+  }
+  if (ticks > g_tick_clock.ticks0)
+    g_seconds_per_tick.store(double(ns - g_tick_clock.ns0) * 1e-9 /
+                             double(ticks - g_tick_clock.ticks0));
+}
+
 std::atomic<bool> g_mpi_ready{false}; // between MPI_Init and the final write
 std::atomic<bool> g_profile_done{false};
 std::atomic<bool> g_init_called{false}; // this process is an MPI rank
 int g_world_rank = -1, g_world_size = 0;
 MPI_Group g_world_group = MPI_GROUP_NULL;
-thread_local int tl_nesting = 0;
+SCALANA_TLS int tl_nesting = 0;
 // Set at MPI_Init, before any other MPI call: read without the lock.
 std::atomic<uint64_t> g_dep_threshold{0};
 std::atomic<uint64_t> g_dep_seed{0x9e3779b97f4a7c15ull};
@@ -125,6 +574,16 @@ uint32_t CommIndexLocked(State &s, std::vector<int> members) {
   if (fresh)
     s.comms.push_back(std::move(members));
   return it->second;
+}
+
+const std::vector<int> *PeersLocked(State &s, std::vector<int> peers) {
+  auto it = s.peer_lists.find(peers);
+  if (it != s.peer_lists.end())
+    return it->second.get();
+  auto owned = std::make_unique<const std::vector<int>>(peers);
+  const std::vector<int> *p = owned.get();
+  s.peer_lists.emplace(std::move(peers), std::move(owned));
+  return p;
 }
 
 std::vector<int> ToWorld(MPI_Group group) {
@@ -157,10 +616,10 @@ GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter && PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
-    info.peers = std::make_shared<const std::vector<int>>(ToWorld(g));
+    info.peers = PeersLocked(s, ToWorld(g));
     PMPI_Group_free(&g);
   } else {
-    info.peers = std::make_shared<const std::vector<int>>(members);
+    info.peers = PeersLocked(s, members);
   }
   info.comm_index = CommIndexLocked(s, std::move(members));
   s.comm_cache.emplace(comm, info);
@@ -179,11 +638,54 @@ GroupInfo WinGroupLocked(State &s, MPI_Win win) {
   }
   std::vector<int> members = ToWorld(g);
   PMPI_Group_free(&g);
-  info.peers = std::make_shared<const std::vector<int>>(members);
+  info.peers = PeersLocked(s, members);
   info.comm_index = CommIndexLocked(s, std::move(members));
   s.win_cache.emplace(win, info);
   return info;
 }
+
+// Per-thread direct-mapped caches of handle -> group, so the common call
+// does not take the process-wide mutex. Owned by the thread alone.
+template <typename Handle> struct GroupCache {
+  struct Entry {
+    Handle handle{};
+    GroupInfo info;
+    bool valid = false;
+  };
+  static constexpr size_t kSize = 16;
+  Entry entries[kSize];
+  uint64_t generation = 0;
+
+  template <typename Fill> GroupInfo Get(Handle h, Fill &&fill) {
+    uint64_t gen = g_handles_generation.load(std::memory_order_acquire);
+    if (gen != generation) {
+      for (Entry &e : entries)
+        e.valid = false;
+      generation = gen;
+    }
+    uint64_t v = 0;
+    std::memcpy(&v, &h, std::min(sizeof h, sizeof v));
+    Entry &e = entries[Mix(v) & (kSize - 1)];
+    if (e.valid && e.handle == h)
+      return e.info;
+    State &s = S();
+    std::lock_guard<std::timed_mutex> lock(s.mu);
+    GroupInfo info = fill(s, h);
+    if (info.peers) { // failures are retried (and counted) next time
+      e.handle = h;
+      e.info = info;
+      e.valid = true;
+    }
+    return info;
+  }
+};
+
+// Constant-initialised: no guard on access.
+SCALANA_TLS GroupCache<MPI_Comm> tl_comms;
+SCALANA_TLS GroupCache<MPI_Win> tl_wins;
+
+GroupInfo CommGroup(MPI_Comm comm) { return tl_comms.Get(comm, CommGroupLocked); }
+GroupInfo WinGroup(MPI_Win win) { return tl_wins.Get(win, WinGroupLocked); }
 
 int32_t PeerWorld(const GroupInfo &g, int peer) {
   if (peer == MPI_ANY_SOURCE)
@@ -193,17 +695,22 @@ int32_t PeerWorld(const GroupInfo &g, int peer) {
   return (*g.peers)[size_t(peer)];
 }
 
-void AddDepLocked(State &s, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag, uint32_t comm,
-                  uint32_t weight, uint64_t bytes, double wait) {
-  DepAgg &d = s.deps[DepKey{ctx, kind, peer, tag, comm}];
-  d.count += weight;
-  d.bytes += bytes * weight;
-  d.wait += wait * weight;
+// SEQ: the message's number on its channel (0: none).
+void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag, uint32_t comm,
+            uint64_t count, uint64_t bytes, double wait, uint64_t seq = 0) {
+  DepAgg &d = t.deps.At(DepKey{ctx, kind, peer, tag, comm});
+  d.count += count;
+  d.bytes += bytes;
+  d.wait += wait;
+  if (seq)
+    d.seqs.Add(SeqRange{seq, seq});
 }
 
 template <typename F> void Guarded(const char *what, F &&f) noexcept {
   try {
     f();
+  } catch (const LockTimeout &) {
+    CountError("thread_data_locked");
   } catch (...) {
     CountError(what);
   }
@@ -240,7 +747,7 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
     if (++*c.calls > threshold && threshold) {
       // Past the threshold: record parameters of a random 1 in 16 calls,
       // weighted 16, so counts and bytes stay unbiased estimates.
-      thread_local uint64_t random = g_dep_seed.load() ^ uint64_t(pthread_self());
+      SCALANA_TLS uint64_t random = g_dep_seed.load() ^ uint64_t(pthread_self());
       random ^= random << 13;
       random ^= random >> 7;
       random ^= random << 17;
@@ -250,35 +757,44 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
   } catch (...) {
     CountError("mpi_context");
   }
-  start_ = Now();
+  ticks_ = g_seconds_per_tick.load(std::memory_order_relaxed) > 0;
+  start_ = ticks_ ? Ticks() : MonoNs();
 }
 
 void MpiCall::Stop() noexcept {
   if (stopped_)
     return;
   stopped_ = true;
-  seconds_ = Now() - start_;
+  if (ticks_) {
+    uint64_t now = Ticks();
+    seconds_ = now > start_
+                   ? double(now - start_) * g_seconds_per_tick.load(std::memory_order_relaxed)
+                   : 0.0;
+  } else {
+    uint64_t now = MonoNs();
+    seconds_ = now > start_ ? double(now - start_) * 1e-9 : 0.0;
+  }
 }
 
 MpiCall::~MpiCall() {
   --tl_nesting;
   if (thread_)
     thread_->mpi_frames_length = 0;
-  if (!active_)
-    return;
-  Stop();
-  Guarded("mpi_record", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    MpiAgg &m = s.mpi[ctx_];
-    ++m.calls;
-    m.seconds += seconds_;
-    m.bytes += bytes_;
-  });
+  if (active_) {
+    Stop();
+    Guarded("mpi_record", [&] {
+      ThreadRec &t = Hold(*this);
+      if (t.mpi.size() <= ctx_)
+        t.mpi.resize(std::max<size_t>(ctx_ + 1, t.mpi.size() * 2));
+      MpiAgg &m = t.mpi[ctx_];
+      ++m.calls;
+      m.seconds += seconds_;
+      m.bytes += bytes_;
+    });
+  }
+  if (held_)
+    held_->lock.Unlock();
 }
-
-// ---- helpers used by the wrappers
-
 uint64_t Bytes(int count, MPI_Datatype type) noexcept {
   int size = 0;
   if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
@@ -343,6 +859,11 @@ void InitDone(MpiCall &) noexcept {
     PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
+    CalibrateTicks();
+    Channel *channels = new Channel[kChannels]; // 2 MiB, touched only where used
+    Channel *expected = nullptr;
+    if (!g_channels.compare_exchange_strong(expected, channels))
+      delete[] channels;
     State &s = S();
     std::lock_guard<std::timed_mutex> lock(s.mu);
     g_dep_threshold.store(config::UintValue(config::Id::DepSample));
@@ -369,19 +890,32 @@ void AbortProfile(int) noexcept {
   EndRank("MPI_Abort", 0);
 }
 
+// Message numbers are taken on every call, whatever the dependence sampling
+// (a skipped number would shift every later pairing); only the row that
+// records them depends on it.
 void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t bytes,
          bool waits) noexcept {
   call.add_bytes(bytes);
-  if (peer == MPI_PROC_NULL || !call.dep_weight())
+  if (peer == MPI_PROC_NULL)
     return;
   Guarded("p2p", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = CommGroupLocked(s, comm);
-    AddDepLocked(s, call.context(), kind, PeerWorld(g, peer), tag, g.comm_index, call.dep_weight(),
-                 bytes, waits ? call.seconds() : 0.0);
+    GroupInfo g = CommGroup(comm);
+    int32_t world = PeerWorld(g, peer);
+    uint64_t seq = NextSeq(kind == DepKind::Recv, world, tag, g.comm_index);
+    if (!call.dep_weight())
+      return;
+    uint32_t w = call.dep_weight();
+    AddDep(Hold(call), call.context(), kind, world, tag, g.comm_index, w, bytes * w,
+           waits ? call.seconds() * w : 0.0, seq);
   });
 }
+
+namespace {
+bool Cancelled(const MPI_Status *status) {
+  int cancelled = 0;
+  return PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled;
+}
+} // namespace
 
 void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept {
   if (!status || status->MPI_SOURCE == MPI_PROC_NULL)
@@ -390,14 +924,15 @@ void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept {
   if (PMPI_Get_count(status, MPI_BYTE, &count) != MPI_SUCCESS || count == MPI_UNDEFINED)
     count = 0;
   call.add_bytes(uint64_t(count));
-  if (!call.dep_weight())
-    return;
   Guarded("recv", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = CommGroupLocked(s, comm);
-    AddDepLocked(s, call.context(), DepKind::Recv, PeerWorld(g, status->MPI_SOURCE),
-                 status->MPI_TAG, g.comm_index, call.dep_weight(), uint64_t(count), call.seconds());
+    GroupInfo g = CommGroup(comm);
+    int32_t world = PeerWorld(g, status->MPI_SOURCE);
+    uint64_t seq = NextSeq(true, world, status->MPI_TAG, g.comm_index);
+    if (!call.dep_weight())
+      return;
+    uint32_t w = call.dep_weight();
+    AddDep(Hold(call), call.context(), DepKind::Recv, world, status->MPI_TAG, g.comm_index, w,
+           uint64_t(count) * w, call.seconds() * w, seq);
   });
 }
 
@@ -406,38 +941,229 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
   if (!call.dep_weight())
     return;
   Guarded("coll", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = CommGroupLocked(s, comm);
-    AddDepLocked(s, call.context(), DepKind::Coll, -1, 0, g.comm_index, call.dep_weight(), bytes,
-                 call.seconds());
+    GroupInfo g = CommGroup(comm);
+    uint32_t w = call.dep_weight();
+    AddDep(Hold(call), call.context(), DepKind::Coll, -1, 0, g.comm_index, w, bytes * w,
+           call.seconds() * w);
   });
 }
 
+// ---- one-sided (docs/async.md, "How it is recorded")
+
+namespace {
+
+void AddPending(ThreadRec &t, MPI_Win win, int32_t target, uint32_t comm_index) {
+  WinTarget key{win, target};
+  if (!t.last_pending || !(t.last_pending_key == key)) {
+    t.last_pending = &t.pending_rma[key];
+    t.last_pending_key = key;
+  }
+  PendingRma &p = *t.last_pending;
+  ++p.ops;
+  p.comm_index = comm_index;
+}
+
+// Completes the pending operations of WIN on TARGET (every target when
+// TARGET is MPI_ANY_SOURCE): rma rows on the synchronisation's context, its
+// time split by pending operation count. False when nothing was pending.
+bool CompletePending(MpiCall &call, ThreadRec &t, MPI_Win win, int32_t target) {
+  uint64_t total = 0;
+  if (target != MPI_ANY_SOURCE) {
+    auto it = t.pending_rma.find(WinTarget{win, target});
+    if (it == t.pending_rma.end() || !it->second.ops)
+      return false;
+    total = it->second.ops;
+  } else {
+    for (const auto &[k, p] : t.pending_rma)
+      if (k.win == win)
+        total += p.ops;
+    if (!total)
+      return false;
+  }
+  uint32_t w = call.dep_weight();
+  for (auto &[k, p] : t.pending_rma) {
+    if (k.win != win || !p.ops || (target != MPI_ANY_SOURCE && k.target != target))
+      continue;
+    if (w)
+      AddDep(t, call.context(), DepKind::Rma, k.target, 0, p.comm_index, w, 0,
+             call.seconds() * double(p.ops) / double(total) * w);
+    p.ops = 0; // kept: the next epoch reuses the entry without allocating
+  }
+  return true;
+}
+
+} // namespace
+
 void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
   call.add_bytes(bytes);
-  if (target == MPI_PROC_NULL || !call.dep_weight())
+  if (target == MPI_PROC_NULL)
     return;
   Guarded("rma", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = WinGroupLocked(s, win);
-    AddDepLocked(s, call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index,
-                 call.dep_weight(), bytes, call.seconds());
+    GroupInfo g = WinGroup(win);
+    int32_t world = PeerWorld(g, target);
+    ThreadRec &t = Hold(call);
+    AddPending(t, win, world, g.comm_index);
+    if (uint32_t w = call.dep_weight())
+      AddDep(t, call.context(), DepKind::Rma, world, 0, g.comm_index, w, bytes * w, 0.0);
+  });
+}
+
+void RmaLock(MpiCall &call, MPI_Win win, int target) noexcept {
+  if (target == MPI_PROC_NULL || !call.dep_weight())
+    return;
+  Guarded("rma_lock", [&] {
+    GroupInfo g = WinGroup(win);
+    uint32_t w = call.dep_weight();
+    AddDep(Hold(call), call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index, w, 0,
+           call.seconds() * w);
+  });
+}
+
+void RmaSync(MpiCall &call, MPI_Win win, int target) noexcept {
+  if (target == MPI_PROC_NULL)
+    return;
+  Guarded("rma_sync", [&] {
+    ThreadRec &t = Hold(call);
+    if (target == MPI_ANY_SOURCE) {
+      CompletePending(call, t, win, MPI_ANY_SOURCE);
+      return;
+    }
+    // A targeted synchronisation waits on its target even with nothing
+    // pending on this thread (operations of other threads, or a lock).
+    GroupInfo g = WinGroup(win);
+    int32_t world = PeerWorld(g, target);
+    if (!CompletePending(call, t, win, world) && call.dep_weight())
+      AddDep(t, call.context(), DepKind::Rma, world, 0, g.comm_index, call.dep_weight(), 0,
+             call.seconds() * call.dep_weight());
   });
 }
 
 void WinColl(MpiCall &call, MPI_Win win) noexcept {
-  if (!call.dep_weight())
-    return;
   Guarded("win_coll", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = WinGroupLocked(s, win);
-    AddDepLocked(s, call.context(), DepKind::Coll, -1, 0, g.comm_index, call.dep_weight(), 0,
-                 call.seconds());
+    GroupInfo g = WinGroup(win);
+    ThreadRec &t = Hold(call);
+    // With operations pending, the fence's wait is theirs; the collective
+    // row still counts the fence.
+    bool completed = CompletePending(call, t, win, MPI_ANY_SOURCE);
+    if (uint32_t w = call.dep_weight())
+      AddDep(t, call.context(), DepKind::Coll, -1, 0, g.comm_index, w, 0,
+             completed ? 0.0 : call.seconds() * w);
   });
 }
+
+void WinPost(MpiCall &call, MPI_Group group, MPI_Win win) noexcept {
+  Guarded("win_post", [&] {
+    std::vector<int> origins = ToWorld(group);
+    Hold(call).posted[win] = std::move(origins);
+  });
+}
+
+void WinWait(MpiCall &call, MPI_Win win) noexcept {
+  Guarded("win_wait", [&] {
+    ThreadRec &t = Hold(call);
+    auto it = t.posted.find(win);
+    if (it == t.posted.end())
+      return;
+    std::vector<int> origins = std::move(it->second);
+    t.posted.erase(it);
+    uint32_t w = call.dep_weight();
+    if (!w || origins.empty())
+      return;
+    GroupInfo g = WinGroup(win);
+    for (int origin : origins)
+      AddDep(t, call.context(), DepKind::Rma, origin, 0, g.comm_index, w, 0,
+             call.seconds() / double(origins.size()) * w);
+  });
+}
+
+// ---- non-blocking requests
+
+namespace {
+
+// Runs F(owner, request) on the oldest pending request HANDLE, wherever it
+// was posted: usually in this thread's table (the thread that posted a
+// request completes it), else in another thread's. Leaves this thread's
+// record held by CALL. False when no thread has it.
+template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f) {
+  ThreadRec &own = Hold(call);
+  if (Request *r = own.requests.Find(handle)) {
+    f(own, *r);
+    return true;
+  }
+  // Hazard: holding two records at once could deadlock against a thread
+  // doing the same the other way round, so this thread's goes first and the
+  // others are taken one at a time.
+  own.lock.Unlock();
+  call.held() = nullptr;
+  bool found = false;
+  for (ThreadRec *t = g_recs.load(std::memory_order_acquire); t && !found; t = t->next) {
+    if (t == &own)
+      continue;
+    if (!t->lock.TryFor(kPeerLockSeconds)) {
+      CountError("request_lookup_locked");
+      continue;
+    }
+    if (Request *r = t->requests.Find(handle)) {
+      f(*t, *r);
+      found = true;
+    }
+    t->lock.Unlock();
+  }
+  Hold(call);
+  return found;
+}
+
+// One completed request: a row on the posting context (the edge's origin
+// vertex, no wait) and one on the completing context carrying the wait,
+// plus the polling that completed nothing before (Polled). Receives take
+// their message number here, in completion order, sampled or not.
+void Resolve(MpiCall &call, const Request &r, const MPI_Status *status, double wait_share) {
+  int32_t peer = r.peer, tag = r.tag;
+  uint64_t bytes = r.bytes, seq = r.seq;
+  uint32_t comm = r.group.comm_index;
+  if (r.kind == DepKind::Recv) {
+    if (status) {
+      if (status->MPI_SOURCE == MPI_PROC_NULL || Cancelled(status))
+        return;
+      peer = PeerWorld(r.group, status->MPI_SOURCE);
+      tag = status->MPI_TAG;
+      int count = 0;
+      if (PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
+        bytes = uint64_t(count);
+    }
+    seq = NextSeq(true, peer, tag, comm);
+  }
+  if (!r.weight)
+    return; // parameters not sampled for this call
+  ThreadRec &t = Hold(call);
+  // The wait is weighted like the count: with 1 in 16 requests sampled,
+  // each sampled one stands for 16 waits, so the total stays unbiased.
+  const double w = r.weight;
+  bool polled_here = r.polled > 0 && r.poll_ctx == call.context();
+  double wait = (wait_share + (polled_here ? r.polled : 0)) * w;
+  if (r.kind == DepKind::Rma) {
+    // Request-based one-sided: the operation's row was recorded when it was
+    // posted; the completion is the waiting point.
+    AddDep(t, call.context(), DepKind::Rma, peer, 0, comm, r.weight, 0, wait);
+  } else {
+    bool same = call.context() == r.ctx;
+    AddDep(t, r.ctx, r.kind, peer, tag, comm, r.weight, bytes * r.weight, same ? wait : 0, seq);
+    if (!same)
+      AddDep(t, call.context(), r.kind, peer, tag, comm, r.weight, bytes * r.weight, wait, seq);
+  }
+  if (r.polled > 0 && !polled_here) // polled at another call site: its own row, no count
+    AddDep(t, r.poll_ctx, r.kind, peer, r.kind == DepKind::Rma ? 0 : tag, comm, 0, 0, r.polled * w,
+           seq);
+}
+
+void Register(MpiCall &call, MPI_Request req, DepKind kind, int32_t world, int32_t tag, GroupInfo g,
+              uint64_t bytes, bool persistent, uint64_t seq) {
+  ThreadRec &t = Hold(call);
+  t.requests.Insert(Request{req, call.context(), kind, persistent, world, tag, g, bytes,
+                            call.dep_weight(), 0, 0.0, seq});
+}
+
+} // namespace
 
 void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_Comm comm,
           uint64_t bytes, bool persistent) noexcept {
@@ -445,11 +1171,12 @@ void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_C
   if (req == MPI_REQUEST_NULL || peer == MPI_PROC_NULL)
     return;
   Guarded("post", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = CommGroupLocked(s, comm);
-    s.requests[req].push_back(Request{call.context(), kind, PeerWorld(g, peer), tag, g, bytes,
-                                      call.dep_weight(), persistent});
+    GroupInfo g = CommGroup(comm);
+    int32_t world = PeerWorld(g, peer);
+    // Sends are numbered when posted (persistent ones at each start).
+    uint64_t seq =
+        kind == DepKind::Send && !persistent ? NextSeq(false, world, tag, g.comm_index) : 0;
+    Register(call, req, kind, world, tag, g, bytes, persistent, seq);
   });
 }
 
@@ -457,66 +1184,92 @@ void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noe
   call.add_bytes(bytes);
   if (req == MPI_REQUEST_NULL)
     return;
-  Guarded("post_coll", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    GroupInfo g = CommGroupLocked(s, comm);
-    s.requests[req].push_back(
-        Request{call.context(), DepKind::Coll, -1, 0, g, bytes, call.dep_weight(), false});
+  Guarded("post_coll",
+          [&] { Register(call, req, DepKind::Coll, -1, 0, CommGroup(comm), bytes, false, 0); });
+}
+
+void PostRma(MpiCall &call, MPI_Request req, MPI_Win win, int target, uint64_t bytes) noexcept {
+  call.add_bytes(bytes);
+  if (target == MPI_PROC_NULL)
+    return;
+  Guarded("post_rma", [&] {
+    GroupInfo g = WinGroup(win);
+    int32_t world = PeerWorld(g, target);
+    ThreadRec &t = Hold(call);
+    // Completed by its request, and also by any synchronisation that comes
+    // first: a flush then finds it pending like any other operation.
+    AddPending(t, win, world, g.comm_index);
+    if (uint32_t w = call.dep_weight())
+      AddDep(t, call.context(), DepKind::Rma, world, 0, g.comm_index, w, bytes * w, 0.0);
+    if (req != MPI_REQUEST_NULL)
+      Register(call, req, DepKind::Rma, world, 0, g, bytes, false, 0);
   });
 }
 
-void Forget(MPI_Request req) noexcept {
+void Forget(MpiCall &call, MPI_Request req) noexcept {
+  if (req == MPI_REQUEST_NULL)
+    return;
   Guarded("forget", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    auto it = s.requests.find(req);
-    if (it == s.requests.end())
+    VisitRequest(call, req,
+                 [](ThreadRec &owner, Request &r) { owner.requests.PopOldest(r.handle); });
+  });
+}
+
+void Started(MpiCall &call, const MPI_Request *reqs, int n) noexcept {
+  if (!reqs)
+    return;
+  Guarded("start", [&] {
+    for (int i = 0; i < n; ++i) {
+      if (reqs[i] == MPI_REQUEST_NULL)
+        continue;
+      VisitRequest(call, reqs[i], [](ThreadRec &, Request &r) {
+        r.polled = 0;
+        if (r.persistent && r.kind == DepKind::Send)
+          r.seq = NextSeq(false, r.peer, r.tag, r.group.comm_index);
+      });
+    }
+  });
+}
+
+void Polled(MpiCall &call, const MPI_Request *saved, int n) noexcept {
+  if (!saved || n <= 0)
+    return;
+  Guarded("polled", [&] {
+    int live = 0;
+    for (int i = 0; i < n; ++i)
+      live += saved[i] != MPI_REQUEST_NULL;
+    if (!live)
       return;
-    it->second.pop_front();
-    if (it->second.empty())
-      s.requests.erase(it);
+    double share = call.seconds() / live;
+    uint32_t ctx = call.context();
+    for (int i = 0; i < n; ++i) {
+      if (saved[i] == MPI_REQUEST_NULL)
+        continue;
+      // Polled from several call sites: the time goes to the first one.
+      VisitRequest(call, saved[i], [&](ThreadRec &, Request &r) {
+        if (r.polled <= 0)
+          r.poll_ctx = ctx;
+        r.polled += share;
+      });
+    }
   });
 }
 
 namespace {
-
-// One completed request: a row on the posting context (the edge's origin
-// vertex, no wait) and one on the completing context carrying the wait.
-void ResolveLocked(State &s, MpiCall &call, MPI_Request req, const MPI_Status *status,
-                   double wait_share) {
-  auto it = s.requests.find(req);
-  if (it == s.requests.end())
+void CompleteOne(MpiCall &call, MPI_Request handle, const MPI_Status *status, double share) {
+  if (handle == MPI_REQUEST_NULL)
     return;
-  Request r = it->second.front();
-  if (!r.persistent) {
-    it->second.pop_front();
-    if (it->second.empty())
-      s.requests.erase(it);
-  }
-  if (!r.weight)
-    return; // parameters not sampled for this call
-  int32_t peer = r.peer, tag = r.tag;
-  uint64_t bytes = r.bytes;
-  if (r.kind == DepKind::Recv && status) {
-    if (status->MPI_SOURCE == MPI_PROC_NULL)
-      return;
-    peer = PeerWorld(r.group, status->MPI_SOURCE);
-    tag = status->MPI_TAG;
-    int count = 0;
-    if (PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
-      bytes = uint64_t(count);
-  }
-  // The wait is weighted like the count: with 1 in 16 requests sampled,
-  // each sampled one stands for 16 waits, so the total stays unbiased.
-  bool same = call.active() && call.context() == r.ctx;
-  AddDepLocked(s, r.ctx, r.kind, peer, tag, r.group.comm_index, r.weight, bytes,
-               same ? wait_share : 0);
-  if (call.active() && !same)
-    AddDepLocked(s, call.context(), r.kind, peer, tag, r.group.comm_index, r.weight, bytes,
-                 wait_share);
+  Request r;
+  bool found = VisitRequest(call, handle, [&](ThreadRec &owner, Request &e) {
+    r = e;
+    if (e.persistent)
+      e.polled = 0;
+    else
+      owner.requests.PopOldest(e.handle);
+  });
+  if (found)
+    Resolve(call, r, status, share);
 }
-
 } // namespace
 
 void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, int completed,
@@ -524,16 +1277,15 @@ void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, 
   if (!saved)
     return;
   Guarded("complete", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
     if (which) {
       if (*which >= 0 && *which < n)
-        ResolveLocked(s, call, saved[*which], statuses, call.seconds());
+        CompleteOne(call, saved[*which], statuses, call.seconds());
       return;
     }
+    // In array order: receives on one channel are numbered in that order.
     double share = completed > 0 ? call.seconds() / completed : 0;
     for (int i = 0; i < n; ++i)
-      ResolveLocked(s, call, saved[i], statuses ? &statuses[i] : nullptr, share);
+      CompleteOne(call, saved[i], statuses ? &statuses[i] : nullptr, share);
   });
 }
 
@@ -542,17 +1294,19 @@ void CompleteSome(MpiCall &call, const MPI_Request *saved, int n, const int *ind
   if (!indices || !saved)
     return;
   Guarded("complete_some", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
+    if (outcount == 0) {
+      Polled(call, saved, n);
+      return;
+    }
     double share = outcount > 0 ? call.seconds() / outcount : 0;
     for (int k = 0; k < outcount; ++k)
       if (indices[k] >= 0 && indices[k] < n)
-        ResolveLocked(s, call, saved[indices[k]], statuses ? &statuses[k] : nullptr, share);
+        CompleteOne(call, saved[indices[k]], statuses ? &statuses[k] : nullptr, share);
   });
 }
 
 const MPI_Request *SaveRequests(const MPI_Request *reqs, int n) noexcept {
-  thread_local std::vector<MPI_Request> saved;
+  SCALANA_TLS std::vector<MPI_Request> saved;
   try {
     saved.assign(reqs, reqs + (n > 0 ? n : 0));
   } catch (...) {
@@ -569,6 +1323,7 @@ void CommCreated(MpiCall &, MPI_Comm, MPI_Comm created) noexcept {
   Guarded("comm_created", [&] {
     State &s = S();
     std::lock_guard<std::timed_mutex> lock(s.mu);
+    g_handles_generation.fetch_add(1);
     s.comm_cache.erase(created); // a reused handle value names a new communicator
     CommGroupLocked(s, created);
   });
@@ -578,6 +1333,7 @@ void CommFreed(MPI_Comm comm) noexcept {
   Guarded("comm_freed", [&] {
     State &s = S();
     std::lock_guard<std::timed_mutex> lock(s.mu);
+    g_handles_generation.fetch_add(1);
     s.comm_cache.erase(comm);
   });
 }
@@ -586,23 +1342,35 @@ void WinCreated(MPI_Win win) noexcept {
   Guarded("win_created", [&] {
     State &s = S();
     std::lock_guard<std::timed_mutex> lock(s.mu);
+    g_handles_generation.fetch_add(1);
     s.win_cache.erase(win);
     WinGroupLocked(s, win);
   });
 }
 
-void WinFreed(MPI_Win win) noexcept {
+// Hazard: operations other threads left pending on the window (without the
+// synchronisation MPI requires before Win_free) stay in their tables and
+// would be completed by the next window that gets the same handle.
+void WinFreed(MpiCall &call, MPI_Win win) noexcept {
   Guarded("win_freed", [&] {
-    State &s = S();
-    std::lock_guard<std::timed_mutex> lock(s.mu);
-    s.win_cache.erase(win);
+    {
+      State &s = S();
+      std::lock_guard<std::timed_mutex> lock(s.mu);
+      g_handles_generation.fetch_add(1);
+      s.win_cache.erase(win);
+    }
+    ThreadRec &t = Hold(call);
+    t.last_pending = nullptr;
+    for (auto it = t.pending_rma.begin(); it != t.pending_rma.end();)
+      it = it->first.win == win ? t.pending_rma.erase(it) : std::next(it);
+    t.posted.erase(win);
   });
 }
 
 // ---- scratch buffers; thread_local because threads may call MPI concurrently
 
 MPI_Status *StatusScratch(int n) noexcept {
-  thread_local std::vector<MPI_Status> buf;
+  SCALANA_TLS std::vector<MPI_Status> buf;
   try {
     if (buf.size() < size_t(n > 0 ? n : 1))
       buf.resize(size_t(n > 0 ? n : 1));
@@ -613,7 +1381,7 @@ MPI_Status *StatusScratch(int n) noexcept {
 }
 
 MPI_Fint *FortranStatusScratch(int n) noexcept {
-  thread_local std::vector<MPI_Fint> buf;
+  SCALANA_TLS std::vector<MPI_Fint> buf;
   size_t words = sizeof(MPI_Status) / sizeof(MPI_Fint) * size_t(n > 0 ? n : 1);
   try {
     if (buf.size() < words)
@@ -625,7 +1393,7 @@ MPI_Fint *FortranStatusScratch(int n) noexcept {
 }
 
 MPI_Status *FortranStatuses(const MPI_Fint *f, int n) noexcept {
-  thread_local std::vector<MPI_Status> buf;
+  SCALANA_TLS std::vector<MPI_Status> buf;
   try {
     buf.resize(size_t(n > 0 ? n : 0));
   } catch (...) {
@@ -638,7 +1406,7 @@ MPI_Status *FortranStatuses(const MPI_Fint *f, int n) noexcept {
 }
 
 MPI_Request *FortranRequests(const MPI_Fint *f, int n) noexcept {
-  thread_local std::vector<MPI_Request> buf;
+  SCALANA_TLS std::vector<MPI_Request> buf;
   try {
     buf.resize(size_t(n > 0 ? n : 0));
   } catch (...) {
@@ -650,7 +1418,7 @@ MPI_Request *FortranRequests(const MPI_Fint *f, int n) noexcept {
 }
 
 int *FortranIndices(const MPI_Fint *f, int n) noexcept {
-  thread_local std::vector<int> buf;
+  SCALANA_TLS std::vector<int> buf;
   if (n == MPI_UNDEFINED || n < 0)
     n = 0;
   try {
@@ -676,17 +1444,53 @@ bool MpiReady() { return g_mpi_ready.load(); }
 bool MpiInitCalled() { return g_init_called.load(); }
 
 // Everything this rank recorded, as a one-rank profile with local indices.
-// False when the lock could not be taken within LOCK_SECONDS (a thread
-// stopped by a fatal signal may hold it forever).
+// False when the process-wide lock could not be taken within LOCK_SECONDS
+// (a thread stopped by a fatal signal may hold it forever); a thread record
+// whose lock is not free by then is left out and counted.
 //
 // Runs while other threads keep sampling (periodic snapshots): each table
 // has one writer, its own thread's handler, which fills a slot's frames
 // before it publishes the slot's hash, so a slot seen with a hash is
 // complete; counts read while they grow are at worst one sample behind.
+// The threads' record tables are read under their locks, one at a time and
+// before the process-wide mutex: each thread's calls wait (spinning, then
+// yielding) while its tables are copied.
 bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
   State &s = S();
-  std::unique_lock<std::timed_mutex> lock(s.mu,
-                                          std::chrono::microseconds(int64_t(lock_seconds * 1e6)));
+  auto deadline =
+      std::chrono::steady_clock::now() + std::chrono::microseconds(int64_t(lock_seconds * 1e6));
+  // The threads' records, summed, before the process-wide mutex is taken:
+  // a thread may take that mutex while it holds its record (a group looked
+  // up in the middle of a call), never the other way round.
+  std::map<uint32_t, MpiAgg> mpi;
+  std::map<DepKey, DepAgg> deps;
+  for (ThreadRec *t = g_recs.load(std::memory_order_acquire); t; t = t->next) {
+    double left =
+        std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
+    if (!t->lock.TryFor(std::max(left, 0.001))) {
+      r.errors["thread_data_locked"] += 1;
+      continue;
+    }
+    for (size_t ctx = 0; ctx < t->mpi.size(); ++ctx) {
+      const MpiAgg &m = t->mpi[ctx];
+      if (!m.calls)
+        continue;
+      MpiAgg &sum = mpi[uint32_t(ctx)];
+      sum.calls += m.calls;
+      sum.seconds += m.seconds;
+      sum.bytes += m.bytes;
+    }
+    t->deps.ForEach([&](const DepKey &k, const DepAgg &d) {
+      DepAgg &sum = deps[k];
+      sum.count += d.count;
+      sum.bytes += d.bytes;
+      sum.wait += d.wait;
+      for (uint32_t q = 0; q < d.seqs.n; ++q)
+        sum.seqs.Add(d.seqs.r[q]);
+    });
+    t->lock.Unlock();
+  }
+  std::unique_lock<std::timed_mutex> lock(s.mu, deadline);
   if (!lock.owns_lock())
     return false;
   // Sample contexts join the MPI contexts in one table.
@@ -720,12 +1524,14 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     row.cpu_seconds = double(row.samples) * per_sample;
     r.vertices.push_back(row);
   }
-  for (const auto &[ctx, m] : s.mpi)
+  for (const auto &[ctx, m] : mpi)
     r.mpi.push_back(MpiRow{ctx, m.calls, m.seconds, m.bytes});
-  std::sort(r.mpi.begin(), r.mpi.end(),
-            [](const MpiRow &a, const MpiRow &b) { return a.ctx < b.ctx; });
-  for (const auto &[k, d] : s.deps)
-    r.deps.push_back(DepRow{k.ctx, k.kind, k.peer, k.tag, k.comm, d.count, d.bytes, d.wait});
+  for (const auto &[k, d] : deps) {
+    DepRow row{k.ctx, k.kind, k.peer, k.tag, k.comm, d.count, d.bytes, d.wait, {}};
+    if (k.kind == DepKind::Send || k.kind == DepKind::Recv)
+      row.seqs.assign(d.seqs.r, d.seqs.r + d.seqs.n);
+    r.deps.push_back(std::move(row));
+  }
   p.contexts = s.contexts;
   p.comms = s.comms;
   return true;

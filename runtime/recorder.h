@@ -2,6 +2,10 @@
 // context, and communication dependence compressed to one row per distinct
 // (context, kind, peer, tag, comm). Used only by the generated wrappers.
 //
+// Each thread aggregates into its own tables, guarded by a lock only its own
+// calls and the writer's snapshots take (docs/runtime.md, "Cost of a wrapped
+// call"); a call takes it once, from its first record to its end.
+//
 // Nothing here throws: every helper catches internally and counts the failure
 // in the profile's `errors`, because an exception escaping into the C (or
 // Fortran) caller would terminate the program.
@@ -17,6 +21,7 @@
 namespace scalana::rt {
 
 struct ThreadSamples;
+struct ThreadRec;
 
 // One MPI call in progress: captures the caller's context and the start time;
 // its destructor adds calls/time/bytes to the context's MPI row. Inactive for
@@ -41,12 +46,17 @@ public:
   // (SCALANA_DEP_SAMPLE); 0 means skip this call's parameters.
   uint32_t dep_weight() const { return dep_weight_; }
   void add_bytes(uint64_t b) { bytes_ += b; }
+  // The calling thread's record tables, once locked by this call (null
+  // before); the destructor adds the call's row and unlocks them.
+  ThreadRec *&held() { return held_; }
 
 private:
   ThreadSamples *thread_ = nullptr; // the calling thread's table, if sampled
-  bool active_ = false, stopped_ = false;
+  ThreadRec *held_ = nullptr;
+  bool active_ = false, stopped_ = false, ticks_ = false;
   uint32_t ctx_ = 0, dep_weight_ = 1;
-  double start_ = 0, seconds_ = 0;
+  uint64_t start_ = 0; // Ticks() when ticks_, else nanoseconds of CLOCK_MONOTONIC
+  double seconds_ = 0;
   uint64_t bytes_ = 0;
 };
 
@@ -67,14 +77,39 @@ void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t
 // Blocking receive: the actual source and tag come from the status.
 void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept;
 void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept;
+// One-sided operation: an rma row on the operation's context (count, bytes,
+// no wait) and a pending operation on TARGET until a synchronisation
+// completes it (docs/async.md, "How it is recorded").
 void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept;
+// Request-based one-sided operation (Rput, Rget, ...): as Rma, and its
+// request is completed like any other.
+void PostRma(MpiCall &call, MPI_Request req, MPI_Win win, int target, uint64_t bytes) noexcept;
+// Win_lock: acquiring the target's lock waits on the target.
+void RmaLock(MpiCall &call, MPI_Win win, int target) noexcept;
+// Synchronisation that completes the pending operations on TARGET
+// (Win_flush, flush_local, unlock), or on every target with pending
+// operations when TARGET is MPI_ANY_SOURCE (flush_all, flush_local_all,
+// unlock_all, complete): the call's time is wait on rma rows of its context.
+void RmaSync(MpiCall &call, MPI_Win win, int target) noexcept;
+// Win_fence: a collective on the window's group, and the completion of this
+// thread's pending operations on the window.
 void WinColl(MpiCall &call, MPI_Win win) noexcept;
+// Win_post: the origins a later Win_wait waits for.
+void WinPost(MpiCall &call, MPI_Group group, MPI_Win win) noexcept;
+// Win_wait: the end of the exposure epoch waits on the posted origins.
+void WinWait(MpiCall &call, MPI_Win win) noexcept;
 
 // Non-blocking: remember the request until a Wait/Test completes it.
 void Post(MpiCall &call, MPI_Request req, DepKind kind, int peer, int tag, MPI_Comm comm,
           uint64_t bytes, bool persistent) noexcept;
 void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noexcept;
-void Forget(MPI_Request req) noexcept;
+void Forget(MpiCall &call, MPI_Request req) noexcept;
+// MPI_Start/Startall of persistent requests: each start of a send is a new
+// message on its channel.
+void Started(MpiCall &call, const MPI_Request *reqs, int n) noexcept;
+// A Test/Testany/Testall/Testsome that completed nothing: its time is wait
+// of the polled requests (split evenly), recorded when they complete.
+void Polled(MpiCall &call, const MPI_Request *saved, int n) noexcept;
 // Completion of requests SAVED[0..n): all of them when WHICH is null, else
 // the one at *WHICH; statuses follow the same order as the call's.
 void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, int completed,
@@ -86,7 +121,7 @@ const MPI_Request *SaveRequests(const MPI_Request *reqs, int n) noexcept;
 void CommCreated(MpiCall &call, MPI_Comm parent, MPI_Comm created) noexcept;
 void CommFreed(MPI_Comm comm) noexcept;
 void WinCreated(MPI_Win win) noexcept;
-void WinFreed(MPI_Win win) noexcept;
+void WinFreed(MpiCall &call, MPI_Win win) noexcept;
 
 // Scratch buffers (thread-local, reused) for substituted statuses and the
 // C form of Fortran arguments.

@@ -2,7 +2,9 @@
 // Schema and meaning of every field: docs/formats.md section 3.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
+#include <cstring>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -75,6 +77,61 @@ struct SeqRange {
 // A dependence row keeps at most this many disjoint ranges; more are merged
 // (the nearest two first), so a range may then also span other rows' messages.
 inline constexpr size_t kMaxSeqRanges = 8;
+
+// The message numbers a row sent or received: sorted, disjoint ranges, at
+// most kMaxSeqRanges (the nearest two merged beyond that).
+// Fixed size and allocation-free: the runtime adds to it on every message.
+struct SeqRanges {
+  uint32_t n = 0;
+  SeqRange r[kMaxSeqRanges + 1];
+
+  void Add(SeqRange q) {
+    // Numbers of one row usually arrive in order: extend the last range.
+    if (n && q.first >= r[n - 1].first) {
+      if (q.first <= r[n - 1].last + 1) {
+        r[n - 1].last = std::max(r[n - 1].last, q.last);
+        return;
+      }
+      r[n++] = q;
+    } else {
+      uint32_t i = 0;
+      while (i < n && r[i].first < q.first)
+        ++i;
+      std::memmove(&r[i + 1], &r[i], sizeof(SeqRange) * (n - i));
+      r[i] = q;
+      ++n;
+      // Coalesce what now touches or overlaps.
+      uint32_t out = 0;
+      for (uint32_t k = 1; k < n; ++k) {
+        if (r[k].first <= r[out].last + 1)
+          r[out].last = std::max(r[out].last, r[k].last);
+        else
+          r[++out] = r[k];
+      }
+      n = out + 1;
+    }
+    if (n > kMaxSeqRanges) {
+      uint32_t best = 0;
+      for (uint32_t k = 1; k + 1 < n; ++k)
+        if (r[k + 1].first - r[k].last < r[best + 1].first - r[best].last)
+          best = k;
+      r[best].last = r[best + 1].last;
+      std::memmove(&r[best + 1], &r[best + 2], sizeof(SeqRange) * (n - best - 2));
+      --n;
+    }
+  }
+};
+
+// INTO gets FROM's numbers too (rows merged when their contexts turn out to
+// be one), within the same kMaxSeqRanges.
+inline void MergeSeqRanges(std::vector<SeqRange> &into, const std::vector<SeqRange> &from) {
+  SeqRanges all;
+  for (const SeqRange &q : into)
+    all.Add(q);
+  for (const SeqRange &q : from)
+    all.Add(q);
+  into.assign(all.r, all.r + all.n);
+}
 
 struct DepRow {
   uint32_t ctx = 0;

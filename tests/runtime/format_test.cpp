@@ -248,3 +248,26 @@ TEST(ProfileFormat, RankListsUseRanges) {
       << lines[0];
   EXPECT_EQ(lines[1].rfind("ranks 30-39 left no data", 0), 0u) << lines[1];
 }
+
+// Rows merged offline (two raw contexts of one PSG context) keep the numbers
+// of both: the union, disjoint and sorted, at most kMaxSeqRanges ranges.
+TEST(ProfileFormat, SequenceRangesMergeAsUnions) {
+  std::vector<SeqRange> a{{1, 3}, {10, 10}}, b{{4, 6}, {8, 9}};
+  MergeSeqRanges(a, b); // 1-6 touch; 7 was neither row's
+  ASSERT_EQ(a.size(), 2u);
+  EXPECT_EQ(a[0].first, 1u);
+  EXPECT_EQ(a[0].last, 6u);
+  EXPECT_EQ(a[1].first, 8u);
+  EXPECT_EQ(a[1].last, 10u);
+  std::vector<SeqRange> many, more;
+  for (uint64_t k = 0; k < 6; ++k) {
+    many.push_back({100 * k + 1, 100 * k + 1});
+    more.push_back({100 * k + 50, 100 * k + 50});
+  }
+  MergeSeqRanges(many, more);
+  ASSERT_EQ(many.size(), kMaxSeqRanges);
+  for (size_t i = 1; i < many.size(); ++i)
+    EXPECT_GT(many[i].first, many[i - 1].last + 1) << "disjoint and sorted";
+  EXPECT_EQ(many.front().first, 1u);
+  EXPECT_EQ(many.back().last, 550u);
+}

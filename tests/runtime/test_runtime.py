@@ -530,6 +530,103 @@ def case_dep_sample(args):
                   % (recorded, waited))
 
 
+def seq_rows(shown, rank, marker, kind):
+    return [d for d in shown.at(rank, "deps", marker) if d[1] == kind]
+
+
+def seq_numbers(rows):
+    return {n for d in rows for first, last in (d[8] if len(d) > 8 else [])
+            for n in range(first, last + 1)}
+
+
+def case_seqs(args):
+    """Phases reusing one tag between the same ranks from different call
+    sites: every send and receive row holds exactly its messages' numbers,
+    so each receive row pairs with the right send rows; polling and one-sided
+    synchronisation wait on the rank they wait for (programs/seqs.c)."""
+    src = Source(args.exe)
+    exe = build(args, args.exe)
+    phases = {"a": (1, 5), "b": (6, 8), "c": (9, 12), "d": (13, 14)}
+    sends = {"a": ["send_a"], "b": ["isend_b", "waitall_b"], "c": ["send_c"],
+             "d": ["send_init_d", "wait_d"]}
+    recvs = {"a": ["recv_a"], "b": ["irecv_b", "waitall_rb"], "c": ["irecv_c", "test_c"],
+             "d": ["recv_init_d", "rwait_d"]}
+    # Exact: every call recorded. Sampled: parameters of most calls skipped
+    # after the first, numbering unchanged.
+    for extra, exact in (([], True), (["--dep-sample", "1"], False)):
+        out, _ = profile_run(args, exe, extra=extra)
+        shown = Shown(args, out, src)
+        how = "exact" if exact else "--dep-sample 1"
+        for phase, (first, last) in phases.items():
+            expect = set(range(first, last + 1))
+            for rank, kind, markers in ((0, "send", sends[phase]), (1, "recv", recvs[phase])):
+                for m in markers:
+                    rows = seq_rows(shown, rank, m, kind)
+                    check(rows and all(d[2] == 1 - rank and d[3] == 7 for d in rows),
+                          "%s: rank %d @%s: one %s row with rank %d, tag 7: %s"
+                          % (how, rank, m, kind, 1 - rank, rows))
+                    got = seq_numbers(rows)
+                    if exact:
+                        check(got == expect and all(len(d[8]) == 1 for d in rows),
+                              "%s: rank %d @%s numbers %s, expected %d-%d: %s"
+                              % (how, rank, m, sorted(got), first, last, rows))
+                    else:
+                        check(first in got and got <= expect,
+                              "%s: rank %d @%s numbers %s: within %d-%d, the first recorded"
+                              % (how, rank, m, sorted(got), first, last))
+        for rank, kind, m in ((0, "send", "send_other"), (1, "recv", "recv_other")):
+            got = seq_numbers(seq_rows(shown, rank, m, kind))
+            check(got == {1, 2} if exact else 1 in got and got <= {1, 2},
+                  "%s: tag 8 is a channel of its own: rank %d @%s numbers %s"
+                  % (how, rank, m, sorted(got)))
+        if not exact:
+            continue
+        # More ranges than a row keeps: at most 8, disjoint and sorted, the
+        # nearest merged, still covering every message of the row.
+        got = seq_numbers(seq_rows(shown, 1, "alt_recv", "recv"))
+        check(got == set(range(1, 21)), "rank 1 @alt_recv numbers %s" % sorted(got))
+        for m, mine in (("alt_a", set(range(1, 20, 2))), ("alt_b", set(range(2, 21, 2)))):
+            rows = seq_rows(shown, 0, m, "send")
+            check(len(rows) == 1, "rank 0 @%s: one row: %s" % (m, rows))
+            ranges = rows[0][8]
+            flat = [n for q in ranges for n in q]
+            check(len(ranges) == 8 and flat == sorted(flat) and
+                  all(a[1] + 1 < b[0] for a, b in zip(ranges, ranges[1:])),
+                  "rank 0 @%s: 8 disjoint sorted ranges: %s" % (m, ranges))
+            got = seq_numbers(rows)
+            check(mine <= got and got <= set(range(min(mine), max(mine) + 1)),
+                  "rank 0 @%s: ranges %s cover %s within their span" % (m, ranges, sorted(mine)))
+        # Pairing as the analyzer does it: overlapping ranges.
+        for phase in phases:
+            for m in recvs[phase]:
+                mine = seq_numbers(seq_rows(shown, 1, m, "recv"))
+                paired = {s for ph in phases for s in sends[ph]
+                          if seq_numbers(seq_rows(shown, 0, s, "send")) & mine}
+                check(paired == set(sends[phase]),
+                      "rank 1 @%s pairs with %s, expected %s" % (m, sorted(paired),
+                                                                 sorted(sends[phase])))
+        # Polling: rank 1 polled with MPI_Test for 0.3 s while rank 0 slept;
+        # the polls completed nothing, their time is wait on rank 0.
+        polled = seq_rows(shown, 1, "test_c", "recv")
+        waited = sum(d[7] for d in polled)
+        check(waited >= 0.2, "rank 1: polling for rank 0's messages is wait on rank 0: "
+              "%.3f s in %s" % (waited, polled))
+        check(sum(d[5] for d in polled) == 4, "4 receives completed by MPI_Test: %s" % polled)
+        check(all(d[7] == 0 for d in seq_rows(shown, 1, "irecv_c", "recv")),
+              "the posting Irecv carries no wait")
+        # One-sided: operations are edges to the target with count and bytes,
+        # the flush is the waiting point.
+        acc = [d for d in shown.at(0, "deps", "acc") if d[1] == "rma"]
+        check([(d[2], d[5], d[6], d[7]) for d in acc] == [(1, 10, 80, 0)],
+              "rank 0 @acc: 10 operations of 8 bytes to rank 1, no wait: %s" % acc)
+        for m in ("flush", "flush_all"):
+            rows = [d for d in shown.at(0, "deps", m) if d[1] == "rma"]
+            check([(d[2], d[5]) for d in rows] == [(1, 1)],
+                  "rank 0 @%s: one synchronisation row on rank 1: %s" % (m, rows))
+        check(not [d for d in shown.at(0, "deps", "unlock_all") if d[1] == "rma"],
+              "rank 0 @unlock_all: nothing was pending")
+
+
 def case_bad_values(args):
     marker = tempfile.mktemp(prefix="scalana-not-started-")
     prof = [os.path.join(args.bin, "scalana"), "prof"]

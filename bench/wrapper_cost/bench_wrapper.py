@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""What a wrapped MPI call costs: wrapper_cost.c built with plain mpicc, run
+at 2 ranks as is and under `scalana prof` (the runtime preloaded), in
+alternating order; prints the median ns per call of each operation, wrapped
+minus plain, and the overhead of two message-rate loops: with a fixed
+computation between calls that makes them about a million small calls per
+second per rank when plain (--work), and without it (as fast as they go).
+
+usage: bench_wrapper.py --bin BUILD/bin [--runs N] [--calls N] [--iters N]
+                        [--work W] [--sampler off|auto]
+
+--sampler off measures the wrappers alone (the default); auto adds 200 Hz
+sampling. Figures on a shared machine are noisy: take the medians of several
+runs, and compare builds with the same --runs.
+"""
+import argparse
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OPS = ["MPI_Isend", "MPI_Irecv", "MPI_Test", "MPI_Accumulate", "MPI_Get", "MPI_Win_flush"]
+
+
+def env():
+    e = {k: v for k, v in os.environ.items() if not k.startswith("SCALANA_")}
+    # Ranks poll without yielding, as a program at a high message rate does.
+    e.update(OMPI_MCA_mpi_yield_when_idle="0", OMPI_ALLOW_RUN_AS_ROOT="1",
+             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+    return e
+
+
+def run(cmd):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=900)
+    if p.returncode != 0:
+        sys.exit("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
+    out = {}
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                out[parts[0]] = float(parts[1])
+            except ValueError:
+                pass
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--calls", type=int, default=200000)
+    ap.add_argument("--iters", type=int, default=100000)
+    ap.add_argument("--work", type=int, default=900)
+    ap.add_argument("--sampler", default="off", choices=["off", "auto"])
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="scalana-bench-wrapper-")
+    exe = os.path.join(work, "wrapper_cost")
+    subprocess.run(["mpicc", "-O2", os.path.join(HERE, "wrapper_cost.c"), "-o", exe], check=True)
+    mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
+    scalana = os.path.join(args.bin, "scalana")
+    results = {"plain": [], "wrapped": []}
+    modes = {"percall": ["percall", str(args.calls)],
+             "1M": ["rate", str(args.iters), str(args.work)],
+             "max": ["rate", str(args.iters), "0"]}
+    for i in range(args.runs):
+        for label, mode in modes.items():
+            out = os.path.join(work, "run")
+            shutil.rmtree(out, ignore_errors=True)
+            pair = [("plain", mpirun + [exe] + mode),
+                    ("wrapped", mpirun + [scalana, "prof", "-o", out, "--sampler", args.sampler,
+                                          "--"] + [exe] + mode)]
+            if i % 2:
+                pair.reverse()  # alternate the order: drift hits both sides alike
+            for kind, cmd in pair:
+                results[kind].append({(label, k): v for k, v in run(cmd).items()})
+    shutil.rmtree(work, ignore_errors=True)
+
+    def med(kind, key):
+        vals = [r[key] for r in results[kind] if key in r]
+        if not vals:
+            return float("nan"), []
+        return statistics.median(vals), vals
+
+    print("wrapper cost, 2 ranks, sampler %s, median of %d runs (plain build, runtime "
+          "preloaded or not); thread CPU time" % (args.sampler, args.runs))
+    print("%-16s %10s %10s %10s" % ("operation", "plain ns", "wrapped ns", "cost ns"))
+    for op in OPS:
+        p, _ = med("plain", ("percall", op))
+        w, _ = med("wrapped", ("percall", op))
+        print("%-16s %10.1f %10.1f %+10.1f" % (op, p, w, w - p))
+    for label, how in (("1M", "work %d between calls" % args.work), ("max", "no work")):
+        for key, what in (("rate_p2p", "Isend/Irecv/Test loop"), ("rate_acc", "Accumulate loop")):
+            p, pv = med("plain", (label, key))
+            w, wv = med("wrapped", (label, key))
+            pc, _ = med("plain", (label, key + "_cpu"))
+            wc, _ = med("wrapped", (label, key + "_cpu"))
+            rate, _ = med("plain", (label, key + "_calls_per_s"))
+            _, pcv = med("plain", (label, key + "_cpu"))
+            _, wcv = med("wrapped", (label, key + "_cpu"))
+            print("%-22s %-17s plain %.3f s CPU (%.2f M calls per CPU s)  wrapped %.3f s  "
+                  "overhead CPU %+.1f%% (wall %+.1f%%)  CPU runs %s | %s"
+                  % (what, how, pc, rate / 1e6, wc, (wc / pc - 1) * 100, (w / p - 1) * 100,
+                     " ".join("%.3f" % x for x in sorted(pcv)),
+                     " ".join("%.3f" % x for x in sorted(wcv))))
+
+main()
