@@ -59,6 +59,7 @@ public:
       return PreservedAnalyses::all();
     TargetLibraryInfoImpl tlii{Triple(m.getTargetTriple())};
     std::vector<FunctionPsg> psgs;
+    std::vector<CallClassifier::Target> targets;
     {
       // TargetLibraryInfo is built per function; the classifier only uses
       // name and prototype recognition, which is the same for all.
@@ -78,6 +79,8 @@ public:
           continue;
         psgs.push_back(BuildFunctionPsg(f, classifier));
       }
+      if (!psgs.empty())
+        targets = classifier.IndirectTargets();
     }
     if (psgs.empty())
       return PreservedAnalyses::all();
@@ -85,9 +88,9 @@ public:
     std::stable_sort(psgs.begin(), psgs.end(), [](const FunctionPsg &a, const FunctionPsg &b) {
       return std::tie(a.file, a.line, a.key) < std::tie(b.file, b.line, b.key);
     });
-    EmbedRecord(m, ModuleRecordJson(m, psgs, opt_level_, false));
+    EmbedRecord(m, ModuleRecordJson(m, psgs, targets, opt_level_, false));
     if (const char *dump = EnvValue("SCALANA_PSG_DUMP"); dump && *dump)
-      Dump(dump, ModuleRecordJson(m, psgs, opt_level_, true));
+      Dump(dump, ModuleRecordJson(m, psgs, targets, opt_level_, true));
     // Only a global was added: no function changed, so their analyses stay
     // valid (the proxy too, else the function results would be dropped).
     PreservedAnalyses kept;

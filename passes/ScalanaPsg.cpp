@@ -129,7 +129,7 @@ constexpr const char *kLibraryPrefixes[] = {
     "_gfortran_", "_Fortran",  "__assert",       "__stack_chk", "__gxx_",         "__clang_",
     "__ubsan_",   "__asan_",   "__tsan_",        "__msan_",     "__sanitizer",    "__builtin_",
     "pthread_",   "__scalana", "__cudaRegister", "__llvm_",     "__dynamic_cast", "__stdio_",
-    "__libc_",    "_ZdlPv",    "_ZdaPv",         "_Znwm",       "_Znam"};
+    "__libc_",    "_ZdlPv",    "_ZdaPv",         "_Znwm",       "_Znam",          "__mlir_"};
 
 // Namespaces whose functions are library code even when their (inline,
 // template) bodies are in the module. `MPI::` holds the deprecated C++
@@ -379,6 +379,8 @@ struct Item {
   std::string callee_key, op;
   bool indirect = false;
   std::vector<std::string> candidates;
+  std::string signature;
+  int64_t vtable_slot = -1;
 };
 
 // A structural region: the function, a loop or a branch.
@@ -392,10 +394,44 @@ struct Region {
   size_t size = 0;
 };
 
+// Code the compiler made up, with no source of its own: flang's MLIR
+// lowering defines helpers such as `__mlir_math_ipowi_i32` (integer `**`) in
+// every module that needs them, with no subprogram in the debug info. Their
+// loops and branches are not the program's structure: the helpers get no
+// PSG and calls to them are part of the caller's computation. Every
+// procedure flang compiles from source has a subprogram (the wrappers always
+// ask for line tables), so in a Fortran module with debug info a function
+// without one is generated. In any language, a subprogram marked artificial
+// at line 0 has no source either.
+bool IsCompilerGenerated(const Function &f, bool fortran_with_debug_info) {
+  if (f.getName().starts_with("__mlir_"))
+    return true;
+  const DISubprogram *sp = f.getSubprogram();
+  if (!sp)
+    return fortran_with_debug_info && !f.isDeclaration();
+  return sp->isArtificial() && sp->getLine() == 0;
+}
+
+bool IsFortranModuleWithDebugInfo(const Module &m) {
+  for (const DICompileUnit *cu : m.debug_compile_units())
+    switch (cu->getSourceLanguage()) {
+    case dwarf::DW_LANG_Fortran77:
+    case dwarf::DW_LANG_Fortran90:
+    case dwarf::DW_LANG_Fortran95:
+    case dwarf::DW_LANG_Fortran03:
+    case dwarf::DW_LANG_Fortran08:
+    case dwarf::DW_LANG_Fortran18:
+      return true;
+    default:
+      break;
+    }
+  return false;
+}
+
 } // namespace
 
 CallClassifier::CallClassifier(const Module &m, const TargetLibraryInfo &tli)
-    : module_(m), tli_(tli) {}
+    : module_(m), tli_(tli), fortran_with_debug_info_(IsFortranModuleWithDebugInfo(m)) {}
 
 std::string ModuleSourceName(const Module &m) {
   // flang names every module "FIRModule": the compile unit knows the file.
@@ -417,6 +453,8 @@ bool CallClassifier::IsLibraryDefinition(const Function &f) const {
   StringRef name = f.getName();
   if (MpiOperationOfSymbol(name))
     return true; // a PMPI wrapper library, not the program
+  if (IsCompilerGenerated(f, fortran_with_debug_info_))
+    return true;
   for (const char *p : kLibraryPrefixes)
     if (name.starts_with(p))
       return true;
@@ -590,6 +628,28 @@ void CallClassifier::FindAddressTakenFunctions() const {
   }
 }
 
+std::string SignatureOf(const FunctionType *type) {
+  std::string out;
+  raw_string_ostream os(out);
+  type->print(os);
+  return out;
+}
+
+std::vector<CallClassifier::Target> CallClassifier::IndirectTargets() const {
+  if (!targets_found_)
+    FindAddressTakenFunctions();
+  std::vector<Target> out;
+  for (const Function *f : address_taken_)
+    out.push_back({FunctionKey(*f), SignatureOf(f->getFunctionType()), -1});
+  for (size_t slot = 0; slot < vtable_slots_.size(); ++slot)
+    for (const Function *f : vtable_slots_[slot])
+      out.push_back({FunctionKey(*f), SignatureOf(f->getFunctionType()), int64_t(slot)});
+  std::sort(out.begin(), out.end(), [](const Target &a, const Target &b) {
+    return std::tie(a.slot, a.key) < std::tie(b.slot, b.key);
+  });
+  return out;
+}
+
 std::vector<std::string> CallClassifier::IndirectCandidates(const CallBase &call) const {
   if (!targets_found_)
     FindAddressTakenFunctions();
@@ -739,8 +799,12 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         continue;
       item.is_mpi = role == CallRole::Mpi;
       item.indirect = role == CallRole::User && item.callee_key.empty();
-      if (item.indirect)
+      if (item.indirect) {
         item.candidates = classifier.IndirectCandidates(*call);
+        item.signature = SignatureOf(call->getFunctionType());
+        if (std::optional<uint64_t> slot = VirtualSlot(*call))
+          item.vtable_slot = int64_t(*slot);
+      }
       items.push_back(std::move(item));
       has_item.set(b);
     }
@@ -993,6 +1057,8 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         vx.callee = it.callee_key;
         vx.indirect = it.indirect;
         vx.candidates = it.candidates;
+        vx.signature = it.signature;
+        vx.vtable_slot = it.vtable_slot;
       }
     }
   }
@@ -1081,6 +1147,11 @@ void WriteVertex(json::OStream &j, uint32_t id, const PsgVertex &v) {
           for (const std::string &k : v.candidates)
             j.value(k);
         });
+      if (v.indirect) {
+        j.attribute("sig", v.signature);
+        if (v.vtable_slot >= 0)
+          j.attribute("slot", v.vtable_slot);
+      }
     }
     if (v.kind == VertexKind::Mpi) {
       j.attribute("op", v.op);
@@ -1097,7 +1168,8 @@ void WriteVertex(json::OStream &j, uint32_t id, const PsgVertex &v) {
 } // namespace
 
 std::string ModuleRecordJson(const Module &m, const std::vector<FunctionPsg> &functions,
-                             int opt_level, bool pretty) {
+                             const std::vector<CallClassifier::Target> &targets, int opt_level,
+                             bool pretty) {
   std::string out;
   raw_string_ostream os(out);
   auto scalar = [&](auto &&value) {
@@ -1130,7 +1202,22 @@ std::string ModuleRecordJson(const Module &m, const std::vector<FunctionPsg> &fu
     }
     os << "]}";
   }
-  os << "]}" << nl;
+  os << "]";
+  if (!targets.empty()) {
+    os << "," << nl << "\"targets\":[";
+    for (size_t i = 0; i < targets.size(); ++i) {
+      os << (i ? "," : "") << nl << (pretty ? " " : "");
+      json::OStream j(os);
+      j.object([&] {
+        j.attribute("key", targets[i].key);
+        j.attribute("sig", targets[i].signature);
+        if (targets[i].slot >= 0)
+          j.attribute("slot", targets[i].slot);
+      });
+    }
+    os << "]";
+  }
+  os << "}" << nl;
   return out;
 }
 

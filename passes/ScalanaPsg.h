@@ -27,6 +27,8 @@ struct PsgVertex {
   std::string callee; // call: function key of a direct call
   bool indirect = false;
   std::vector<std::string> candidates; // indirect call: keys of possible targets
+  std::string signature;               // indirect call: its LLVM function type
+  int64_t vtable_slot = -1;            // indirect call: the slot of a virtual call
   std::string op;                      // mpi
   MpiClass mpi_class = MpiClass::None;
   uint32_t depth = 0; // loop nesting depth, 1 = outermost
@@ -48,7 +50,9 @@ public:
   // For User, *callee_key is set for direct calls (empty when indirect);
   // for Mpi, *mpi_op holds the C spelling.
   CallRole Classify(const llvm::CallBase &call, std::string *callee_key, std::string *mpi_op) const;
-  // Functions whose body is library code: no PSG.
+  // Functions whose body is library code or compiler-generated helpers
+  // without source (flang's `__mlir_*`): no PSG, and calls to them are
+  // computation.
   bool IsLibraryDefinition(const llvm::Function &f) const;
   std::string FunctionKey(const llvm::Function &f) const;
   // The user functions of this module an indirect call may reach, as keys,
@@ -59,6 +63,16 @@ public:
   std::vector<std::string> IndirectCandidates(const llvm::CallBase &call) const;
   static constexpr size_t kMaxCandidates = 32;
 
+  // What the module makes reachable through indirect calls, for the analyzer
+  // to give every indirect call of the program the targets all TUs show
+  // (docs/static.md): user functions whose address is taken (declarations
+  // included) and the user functions in each vtable slot, with their types.
+  struct Target {
+    std::string key, signature;
+    int64_t slot = -1; // vtable slot; -1: address taken
+  };
+  std::vector<Target> IndirectTargets() const;
+
 private:
   CallRole ClassifyCallee(const llvm::Function &f, std::string *callee_key,
                           std::string *mpi_op) const;
@@ -67,6 +81,8 @@ private:
 
   const llvm::Module &module_;
   const llvm::TargetLibraryInfo &tli_;
+  // Functions without a subprogram here are compiler-generated helpers.
+  bool fortran_with_debug_info_ = false;
   // Found at the first indirect call: most modules have none.
   mutable bool targets_found_ = false;
   // User functions whose address is taken other than by a vtable.
@@ -81,9 +97,14 @@ std::string ModuleSourceName(const llvm::Module &m);
 // Builds the local PSG of F (which must have a body). Does not modify F.
 FunctionPsg BuildFunctionPsg(llvm::Function &f, const CallClassifier &classifier);
 
+// The LLVM function type as text ("void (ptr, i32)"): equal in every TU for
+// the same source type, since pointers are opaque.
+std::string SignatureOf(const llvm::FunctionType *type);
+
 // The module record: one JSON object. `pretty` puts each function and vertex
 // on its own line (the SCALANA_PSG_DUMP form); otherwise it is compact.
 std::string ModuleRecordJson(const llvm::Module &m, const std::vector<FunctionPsg> &functions,
-                             int opt_level, bool pretty);
+                             const std::vector<CallClassifier::Target> &targets, int opt_level,
+                             bool pretty);
 
 } // namespace scalana

@@ -372,6 +372,10 @@ Context FrameResolver::ToPsgContext(const Context &frames) {
     else if (!s.name.empty())
       ++m.stats.unrecorded_functions[s.name];
   }
+  // flang's generated main is not in the graph: its call of the program
+  // unit, at the `end program` line, is no call site of the program.
+  while (kept.size() > 1 && m.psg.IsGeneratedEntry(kept.front().function))
+    kept.erase(kept.begin());
   if (kept.empty())
     return {};
   Context ids;
@@ -450,6 +454,7 @@ void FrameResolver::ResolveProfile(Profile &profile) {
           to.count += x.count;
           to.bytes += x.bytes;
           to.wait_seconds += x.wait_seconds;
+          MergeSeqRanges(to.seqs, x.seqs);
         });
   }
 }

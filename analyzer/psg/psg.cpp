@@ -173,6 +173,10 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
           v.candidates.push_back(c.get<std::string>());
         }
       }
+      if (v.indirect) {
+        v.signature = Get<std::string>(jv, "sig", "", w, vw);
+        v.vtable_slot = Get<int64_t>(jv, "slot", -1, w, vw);
+      }
     } else if (v.kind == VertexKind::Mpi) {
       v.mpi_op = Get<std::string>(jv, "op", "", w, vw);
       if (v.mpi_op.empty())
@@ -215,16 +219,78 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
   return f;
 }
 
-bool SameShape(const LocalPsg &a, const LocalPsg &b) {
-  if (a.vertices.size() != b.vertices.size())
-    return false;
-  for (size_t i = 0; i < a.vertices.size(); ++i) {
-    const LocalVertex &x = a.vertices[i], &y = b.vertices[i];
-    if (x.kind != y.kind || x.parent != y.parent || x.children != y.children ||
-        x.callee != y.callee || x.mpi_op != y.mpi_op)
+std::string BaseName(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// A callee key as the same source names it in any TU: the key of an internal
+// function is "<module>:<name>" (docs/formats.md), so a header's `static
+// inline` helper called from an inline function or template has a different
+// key in each TU that includes it.
+std::string PortableCallee(const LocalPsg &f, const std::string &callee) {
+  if (!f.module.empty() && callee.size() > f.module.size() &&
+      callee.compare(0, f.module.size(), f.module) == 0 && callee[f.module.size()] == ':')
+    return callee.substr(f.module.size() + 1);
+  return callee;
+}
+
+// Whether F's only structure is calls of CALLEE (flang's generated main).
+bool OnlyCalls(const LocalPsg &f, const std::string &callee) {
+  bool calls = false;
+  for (size_t i = 1; i < f.vertices.size(); ++i) {
+    const LocalVertex &v = f.vertices[i];
+    if (v.kind != VertexKind::Call || v.indirect || v.callee != callee)
       return false;
+    calls = true;
   }
-  return true;
+  return calls;
+}
+
+std::string Lines(const SourceLoc &l) {
+  return BaseName(l.file) + ":" + std::to_string(l.line) + "-" + std::to_string(l.end_line);
+}
+
+// How two records of one linkonce/weak function differ, "" if they describe
+// the same code. Source lines first: different lines are different sources
+// (an ODR violation, or two unrelated functions of one name). Then the
+// structure, which differs if the TUs were compiled differently. TU-local
+// parts (internal callees' module prefixes, the indirect-call candidates each
+// TU can see) are not differences.
+std::string ShapeDifference(const LocalPsg &a, const LocalPsg &b) {
+  std::vector<std::string> diffs;
+  if (a.loc.line != b.loc.line || a.loc.end_line != b.loc.end_line ||
+      BaseName(a.loc.file) != BaseName(b.loc.file))
+    diffs.push_back("lines " + Lines(a.loc) + " and " + Lines(b.loc));
+  if (a.vertices.size() != b.vertices.size()) {
+    diffs.push_back(std::to_string(a.vertices.size()) + " and " +
+                    std::to_string(b.vertices.size()) + " vertices");
+  } else {
+    for (size_t i = 0; i < a.vertices.size(); ++i) {
+      const LocalVertex &x = a.vertices[i], &y = b.vertices[i];
+      std::string at = "vertex " + std::to_string(i) + ": ";
+      if (x.kind != y.kind)
+        diffs.push_back(at + std::string(ToString(x.kind)) + " and " +
+                        std::string(ToString(y.kind)));
+      else if (x.parent != y.parent || x.children != y.children)
+        diffs.push_back(at + "different place in the tree");
+      else if (PortableCallee(a, x.callee) != PortableCallee(b, y.callee))
+        diffs.push_back(at + "calls '" + x.callee + "' and '" + y.callee + "'");
+      else if (x.mpi_op != y.mpi_op)
+        diffs.push_back(at + x.mpi_op + " and " + y.mpi_op);
+      else if (x.indirect != y.indirect)
+        diffs.push_back(at + "direct and indirect call");
+      else if (x.loc.line != y.loc.line)
+        diffs.push_back(at + "line " + std::to_string(x.loc.line) + " and " +
+                        std::to_string(y.loc.line));
+      if (diffs.size() >= 3)
+        break; // enough to tell what happened
+    }
+  }
+  std::string out;
+  for (const std::string &d : diffs)
+    out += (out.empty() ? "" : "; ") + d;
+  return out;
 }
 
 } // namespace
@@ -237,9 +303,58 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes) {
   return ParsePsgSection(bytes, nullptr);
 }
 
+namespace {
+
+// A function one TU makes reachable through indirect calls (the record's
+// `targets`): its address taken (slot -1) or in a vtable slot.
+struct IndirectTarget {
+  std::string key, signature;
+  int64_t slot = -1;
+};
+
+// The pass lists an indirect call's candidates as far as its TU shows; a
+// function pointer set up in one file and called in another, or an override
+// defined in another file, is missing. Every TU records what it makes
+// reachable, so each call gets those of the whole program: of its type, in
+// its vtable slot for a virtual call. As in the pass, past kMaxCandidates the
+// list tells nothing; the TU's own list is then kept.
+void AddProgramCandidates(std::vector<LocalPsg> &fns, const std::vector<IndirectTarget> &targets,
+                          const std::unordered_map<std::string, size_t> &by_key) {
+  constexpr size_t kMaxCandidates = 32;
+  if (targets.empty())
+    return;
+  std::map<std::pair<std::string, int64_t>, std::vector<std::string>> by_type;
+  for (const IndirectTarget &t : targets)
+    // Only functions the program defines (with a record) can be a target
+    // that has vertices; the key of a declaration names its definition.
+    if (by_key.count(t.key))
+      by_type[{t.signature, t.slot}].push_back(t.key);
+  for (auto &[type, keys] : by_type) {
+    std::sort(keys.begin(), keys.end());
+    keys.erase(std::unique(keys.begin(), keys.end()), keys.end());
+  }
+  for (LocalPsg &f : fns)
+    for (LocalVertex &v : f.vertices) {
+      if (v.kind != VertexKind::Call || !v.indirect || v.signature.empty())
+        continue;
+      auto it = by_type.find({v.signature, v.vtable_slot});
+      if (it == by_type.end())
+        continue;
+      std::vector<std::string> all = v.candidates;
+      all.insert(all.end(), it->second.begin(), it->second.end());
+      std::sort(all.begin(), all.end());
+      all.erase(std::unique(all.begin(), all.end()), all.end());
+      if (all.size() <= kMaxCandidates)
+        v.candidates = std::move(all);
+    }
+}
+
+} // namespace
+
 std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
                                       std::vector<std::string> *warnings) {
   std::vector<LocalPsg> out;
+  std::vector<IndirectTarget> targets;
   std::unordered_map<std::string, size_t> by_key;
   std::unordered_map<uint64_t, size_t> by_hash;
   size_t pos = 0, index = 0;
@@ -274,18 +389,40 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
     auto fs = rec.find("functions");
     if (fs == rec.end() || !fs->is_array())
       Fail(w, "no 'functions' array");
+    // Optional (records before it have none): what the TU makes reachable.
+    if (auto ts = rec.find("targets"); ts != rec.end() && !ts->is_null()) {
+      if (!ts->is_array())
+        Fail(w, "'targets' is not an array");
+      for (const json &jt : *ts) {
+        if (!jt.is_object())
+          Fail(w, "a target is not an object");
+        IndirectTarget t;
+        t.key = Get<std::string>(jt, "key", "", w, "target");
+        t.signature = Get<std::string>(jt, "sig", "", w, "target");
+        t.slot = Get<int64_t>(jt, "slot", -1, w, "target");
+        if (t.key.empty() || t.signature.empty())
+          Fail(w, "a target has no 'key' or no 'sig'");
+        targets.push_back(std::move(t));
+      }
+    }
     for (const json &jf : *fs) {
       LocalPsg f = ParseFunction(jf, w, w.module, language);
       f.comp_dir = comp_dir;
       auto k = by_key.find(f.key);
       if (k != by_key.end()) {
-        // linkonce/weak functions come once per TU that emits them; the
-        // copies differ only if the TUs were compiled differently, which
-        // matters because then contexts from the dropped copy may not fit.
-        if (warnings && !SameShape(out[k->second], f))
-          warnings->push_back("function '" + f.key + "' has different PSGs in " +
-                              out[k->second].module + " and " + f.module +
-                              " (compiled with different options?); using the first");
+        // linkonce/weak functions come once per TU that emits them, and
+        // the linker keeps the first copy, as we do. Copies of one source
+        // compiled alike agree but for TU-local names; a real difference
+        // matters because contexts from the dropped copy may not fit.
+        const LocalPsg &first = out[k->second];
+        if (std::string diff = ShapeDifference(first, f); warnings && !diff.empty()) {
+          bool sources = diff.rfind("lines ", 0) == 0;
+          warnings->push_back("function '" + f.key + "' has different PSGs in " + first.module +
+                              " and " + f.module + " (" + diff + "): " +
+                              (sources ? "two different sources of one name"
+                                       : "compiled with different options?") +
+                              "; using the one from " + first.module);
+        }
         continue;
       }
       auto h = by_hash.find(f.hash);
@@ -300,6 +437,7 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
     pos = end + 1;
     ++index;
   }
+  AddProgramCandidates(out, targets, by_key);
   return out;
 }
 
@@ -371,6 +509,9 @@ struct Psg::Impl {
   std::unordered_map<uint64_t, int32_t> by_hash;
   int32_t main_fn = -1;
   int32_t fortran_program = -1; // `_QQmain`, shown as part of main
+  // flang's generated C `main`, which only calls `_QQmain`: not part of the
+  // graph (main_fn is then `_QQmain`), its frames are skipped by Resolve.
+  int32_t flang_main = -1;
   std::string psg_id, build_id, binary;
   std::vector<std::string> warnings;
 
@@ -420,6 +561,11 @@ struct Psg::Impl {
   Start StartOf(int32_t f, std::vector<uint8_t> &visiting);
   // Vertices of these functions get no "(in f)" in the writers.
   bool IsProgram(int32_t f) const { return f == main_fn || f == fortran_program; }
+  // The name a reader knows: flang's program unit `_QQmain` is "main".
+  const std::string &DisplayName(int32_t f) const {
+    static const std::string kMain = "main";
+    return f == fortran_program || f == flang_main ? kMain : fns[size_t(f)].name;
+  }
   int32_t FnOfId(uint64_t id) const {
     auto it = by_hash.find(id & SCALANA_FN_MASK);
     return it == by_hash.end() ? -1 : it->second;
@@ -1017,6 +1163,14 @@ Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
   }
   if (auto it = m.by_key.find("_QQmain"); it != m.by_key.end())
     m.fortran_program = it->second;
+  // flang's `main` carries only the `end program` line: were it the root,
+  // every context would start with a call site at that line. The program
+  // unit is the entry instead.
+  if (m.main_fn >= 0 && m.fortran_program >= 0 && m.main_fn != m.fortran_program &&
+      OnlyCalls(m.fns[m.main_fn], "_QQmain")) {
+    m.flang_main = m.main_fn;
+    m.main_fn = m.fortran_program;
+  }
   if (m.main_fn < 0)
     throw Error("no PSG record of main (nor of a Fortran main program _QQmain): build the file "
                 "that defines main with scalana-cc, scalana-cxx or scalana-fc");
@@ -1033,7 +1187,7 @@ Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
   if (m.fortran_program >= 0 && m.fortran_program != m.main_fn)
     r.loc = m.fns[m.fortran_program].loc;
   r.function = m.main_fn;
-  r.label = m.fns[m.main_fn].name;
+  r.label = m.fns[m.flang_main >= 0 ? m.flang_main : m.main_fn].name;
   m.root = m.AddVertex(std::move(r));
   m.Materialise(m.root, m.main_fn, 0);
   return p;
@@ -1083,6 +1237,10 @@ const std::string &Psg::binary() const { return impl_->binary; }
 const std::vector<std::string> &Psg::warnings() const { return impl_->warnings; }
 const PsgOptions &Psg::options() const { return impl_->opts; }
 
+bool Psg::IsGeneratedEntry(int32_t function) const {
+  return function >= 0 && function == impl_->flang_main;
+}
+
 const LocalPsg *Psg::FunctionOfId(uint64_t raw_id) const {
   int32_t f = impl_->FnOfId(raw_id);
   return f < 0 ? nullptr : &impl_->fns[f];
@@ -1119,8 +1277,16 @@ VertexId Psg::Resolve(const Context &ctx) {
   // context starts afresh there, as the other threads' contexts do.
   auto restart_allowed = [&m](uint64_t id) {
     int32_t g = m.FnOfId(id);
-    return g >= 0 && g != m.main_fn && m.callers[g].empty();
+    return g >= 0 && g != m.main_fn && g != m.flang_main && m.callers[g].empty();
   };
+  // flang's main is not in the graph: its call of the program unit (and a
+  // sample in it, made in flang's runtime start-up) belong to the root.
+  if (m.flang_main >= 0) {
+    while (first < last && m.FnOfId(ctx[first]) == m.flang_main)
+      ++first;
+    if (m.FnOfId(ctx[first]) == m.flang_main)
+      return m.root;
+  }
   auto restart = [&](uint64_t id, int32_t *copy) {
     if (!restart_allowed(id))
       return false;
@@ -1218,15 +1384,42 @@ PsgStats Psg::Stats() const {
   return s;
 }
 
-std::vector<std::string> Psg::CallPath(VertexId v) const {
+std::vector<CallSite> Psg::CallSites(VertexId v) const {
   const Impl &m = *impl_;
-  std::vector<std::string> path;
-  for (VertexId x = v; x != kNoVertex; x = m.verts.at(size_t(x)).parent) {
-    int32_t c = m.copy_of[x];
-    if (c >= 0)
-      path.push_back(m.fns[m.copies[c].fn].name);
+  std::vector<std::pair<int32_t, VertexId>> copies; // (function, vertex), innermost first
+  for (VertexId x = v; x != kNoVertex; x = m.verts.at(size_t(x)).parent)
+    if (int32_t c = m.copy_of[size_t(x)]; c >= 0)
+      copies.emplace_back(m.copies[size_t(c)].fn, x);
+  std::vector<CallSite> sites;
+  for (auto it = copies.rbegin(); it != copies.rend(); ++it) {
+    auto [f, x] = *it;
+    // The program unit called from a main of its own: one program for the
+    // reader, not two entries.
+    if (f == m.fortran_program && !sites.empty() && sites.back().function == "main")
+      continue;
+    const Vertex &at = m.verts[size_t(x)];
+    CallSite s;
+    s.function = m.DisplayName(f);
+    s.vertex = x;
+    if (at.kind == VertexKind::Call) { // the root has no call site
+      s.loc = at.loc;
+      if (s.loc.file.empty() && at.function >= 0)
+        s.loc.file = m.fns[size_t(at.function)].loc.file;
+    }
+    sites.push_back(std::move(s));
   }
-  std::reverse(path.begin(), path.end());
+  return sites;
+}
+
+std::string Psg::FunctionName(VertexId v) const {
+  int32_t f = vertex(v).function;
+  return f < 0 ? std::string() : impl_->DisplayName(f);
+}
+
+std::vector<std::string> Psg::CallPath(VertexId v) const {
+  std::vector<std::string> path;
+  for (CallSite &s : CallSites(v))
+    path.push_back(std::move(s.function));
   return path;
 }
 

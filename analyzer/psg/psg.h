@@ -34,8 +34,12 @@ struct LocalVertex {
   SourceLoc loc;
   std::string callee; // call: function key of a direct call
   bool indirect = false;
-  std::vector<std::string> candidates; // indirect call: keys the pass saw as possible targets
-  std::string mpi_op;                  // mpi: "MPI_Send"
+  // Indirect call: keys of its possible targets, from the whole program
+  // (ParsePsgSection joins what every TU records, docs/psg.md).
+  std::vector<std::string> candidates;
+  std::string signature;    // indirect call: LLVM function type ("" in older records)
+  int64_t vtable_slot = -1; // indirect call: slot of a C++ virtual call
+  std::string mpi_op;       // mpi: "MPI_Send"
   MpiClass mpi_class = MpiClass::None;
   uint32_t loop_depth = 0;
 };
@@ -83,6 +87,13 @@ struct Vertex {
   VertexId recursion_target = kNoVertex; // recursive call: the copy it loops back to
 };
 
+// One step of a vertex's calling context (Psg::CallSites).
+struct CallSite {
+  std::string function;        // as shown to the reader
+  SourceLoc loc;               // the call's location; empty for the entry
+  VertexId vertex = kNoVertex; // the expanded call (or the root) holding the function's copy
+};
+
 struct PsgOptions {
   uint32_t max_loop_depth = 10;
   bool contract = true;
@@ -126,8 +137,18 @@ public:
   void ExpandAll(); // throws Error past PsgOptions::max_vertices
   PsgStats Stats() const;
 
-  // Function names from main down to the function holding v.
+  // The functions from the program's entry down to the one holding v, each
+  // with the call site it was called from (the first, the entry, has none):
+  // what a report prints as "main > solve (cg.f:120) > conj_grad (cg.f:88)".
+  // Names are the reader's: flang's program unit `_QQmain` (and flang's
+  // generated C main calling it) is "main". A target bound under an
+  // indirect call is named by itself at the indirect call's line.
+  std::vector<CallSite> CallSites(VertexId v) const;
+  // The names of CallSites(v): {"main", "solve", "conj_grad"}.
   std::vector<std::string> CallPath(VertexId v) const;
+  // The reader's name of the function holding v (the last of CallPath, and
+  // "main" for flang's program unit); "" for a vertex of no function.
+  std::string FunctionName(VertexId v) const;
   // An indirect call site's possible targets as its record lists them
   // (`candidates`, docs/formats.md section 2), by name where the target has
   // a record, else by key; empty for other vertices and for the targets
@@ -142,6 +163,10 @@ public:
   const std::string &binary() const;   // as given to LoadFromBinary ("" after Build)
   const std::vector<std::string> &warnings() const;
   const PsgOptions &options() const;
+  // flang's generated C `main` (index into functions()), which only calls the
+  // program unit `_QQmain`: the graph starts at the program unit, and
+  // contexts need not (but may) start with main's call of it.
+  bool IsGeneratedEntry(int32_t function) const;
   // The function record of a raw id's function hash, or nullptr.
   const LocalPsg *FunctionOfId(uint64_t raw_id) const;
 

@@ -67,7 +67,7 @@ int driver(double *a, int n, void (*hook)(int)) {
 // CHECK-NEXT: {"id":1,"kind":"loop","parent":0,"line":38,"end_line":49,"depth":1,"children":[2,3,5,6,7]}
 // CHECK-NEXT: {"id":2,"kind":"call","parent":1,"line":39,"col":16,"callee":"{{.*}}psg-c.c:work"}
 // CHECK-NEXT: {"id":3,"kind":"branch","parent":1,"line":40,"end_line":44,"children":[4]}
-// CHECK-NEXT: {"id":4,"kind":"call","parent":3,"arm":1,"line":43,"col":7,"indirect":true}
+// CHECK-NEXT: {"id":4,"kind":"call","parent":3,"arm":1,"line":43,"col":7,"indirect":true,"sig":"void (i32)"}
 // CHECK-NEXT: {"id":5,"kind":"mpi","parent":1,"line":41,"col":7,"op":"MPI_Allreduce","class":"collective"}
 // CHECK-NEXT: {"id":6,"kind":"call","parent":1,"line":46,"col":5,"callee":"exchange"}
 // CHECK-NEXT: {"id":7,"kind":"call","parent":1,"line":47,"col":5,"callee":"extern_user_function"}]}]}

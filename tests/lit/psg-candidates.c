@@ -58,8 +58,8 @@ int main(int argc, char **argv) {
 }
 
 // RECORD: "key":"main"
-// RECORD: "kind":"call",{{.*}}"line":52,"col":14,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.c:gauss_seidel","{{[^"]*}}psg-candidates.c:jacobi"]}
+// RECORD: "kind":"call",{{.*}}"line":52,"col":14,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.c:gauss_seidel","{{[^"]*}}psg-candidates.c:jacobi"],"sig":"double (ptr, i32)"}
 // RECORD-NEXT: "kind":"call",{{.*}}"line":52,"col":31,"callee":"{{[^"]*}}psg-candidates.c:direct_only"}
-// RECORD-NEXT: "kind":"call",{{.*}}"line":53,"col":3,"indirect":true}
-// RECORD-NEXT: "kind":"call",{{.*}}"line":54,"col":3,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.c:progress"]}
-// RECORD-NEXT: "kind":"call",{{.*}}"line":55,"col":3,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.c:finish"]}
+// RECORD-NEXT: "kind":"call",{{.*}}"line":53,"col":3,"indirect":true,"sig":"void (i32)"}
+// RECORD-NEXT: "kind":"call",{{.*}}"line":54,"col":3,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.c:progress"],"sig":"void (i32, double)"}
+// RECORD-NEXT: "kind":"call",{{.*}}"line":55,"col":3,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.c:finish"],"sig":"void ()"}

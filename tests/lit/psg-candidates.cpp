@@ -60,6 +60,6 @@ int main(int argc, char **argv) {
 }
 
 // CHECK: "key":"_Z5cycleR8Smootheri"
-// CHECK: "line":46,"col":7,"indirect":true,"candidates":["_ZN6Jacobi5relaxEi","_ZN8Smoother5relaxEi","_ZN9Chebyshev5relaxEi"]}
-// CHECK-NEXT: "line":47,"col":7,"indirect":true,"candidates":["_ZN8Smoother11restrict_toEi","_ZN9Chebyshev11restrict_toEi"]}
-// CHECK-NEXT: "line":48,"col":5,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.cpp:_ZL8log_stepP8Smootheri"]}
+// CHECK: "line":46,"col":7,"indirect":true,"candidates":["_ZN6Jacobi5relaxEi","_ZN8Smoother5relaxEi","_ZN9Chebyshev5relaxEi"],"sig":"void (ptr, i32)","slot":2}
+// CHECK-NEXT: "line":47,"col":7,"indirect":true,"candidates":["_ZN8Smoother11restrict_toEi","_ZN9Chebyshev11restrict_toEi"],"sig":"void (ptr, i32)","slot":3}
+// CHECK-NEXT: "line":48,"col":5,"indirect":true,"candidates":["{{[^"]*}}psg-candidates.cpp:_ZL8log_stepP8Smootheri"],"sig":"void (ptr, i32)"}

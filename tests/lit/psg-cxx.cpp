@@ -74,7 +74,7 @@ double run(Solver &solver, int steps) {
 // CHECK-NEXT: {"key":"_Z3runR6Solveri","name":"run",
 // CHECK-NEXT: {"id":0,"kind":"function",{{.*}}"children":[1]}
 // CHECK-NEXT: {"id":1,"kind":"loop","parent":0,"line":47,"end_line":51,"depth":1,"children":[2,3,4,5,6]}
-// CHECK-NEXT: {"id":2,"kind":"call","parent":1,"line":48,"col":12,"indirect":true,"candidates":["_ZN6Solver5relaxEi"]}
+// CHECK-NEXT: {"id":2,"kind":"call","parent":1,"line":48,"col":12,"indirect":true,"candidates":["_ZN6Solver5relaxEi"],"sig":"void (ptr, i32)","slot":2}
 // CHECK-NEXT: {"id":3,"kind":"call","parent":1,"line":49,"col":5,"callee":"{{.*}}psg-cxx.cpp:_ZZ3runR6SolveriENK3$_0clEi"}
 // CHECK-NEXT: {"id":4,"kind":"call","parent":1,"line":50,"col":17,"callee":"_ZNK6Solver4normEv"}
 // CHECK-NEXT: {"id":5,"kind":"call","parent":1,"line":50,"col":26,"callee":"_Z10reduce_maxIiET_S0_"}

@@ -113,6 +113,99 @@ TEST(PsgParse, DuplicateLinkonceFunctionsKeepTheFirst) {
   EXPECT_NE(warnings[0].find("third.c"), std::string::npos) << warnings[0];
 }
 
+// One inline function or template instance as two TUs record it (a.cc and
+// b.cc include the same header): it calls the header's `static inline`
+// helper, whose key carries each TU's module name.
+json InlineRecord(const std::string &module, uint32_t end_line = 11) {
+  std::string helper = module + ":_ZL5Scaled";
+  std::string key = "_Z6ReduceIiEdPKT_i";
+  json r = json::parse(R"({"scalana_psg": 1, "producer": "test", "language": "c++",
+    "opt_level": 2, "functions": [{"key": ")" + key + R"(", "name": "Reduce<int>",
+    "linkage": "linkonce", "file": "./shared.h", "line": 4, "vertices": [
+      {"id": 0, "kind": "function", "line": 4, "children": [1, 3]},
+      {"id": 1, "kind": "loop", "parent": 0, "line": 6, "end_line": 7, "depth": 1,
+       "children": [2]},
+      {"id": 2, "kind": "call", "parent": 1, "line": 7, "col": 10},
+      {"id": 3, "kind": "mpi", "parent": 0, "line": 9, "col": 3, "op": "MPI_Allreduce",
+       "class": "collective"}]},
+    {"key": ")" + helper + R"(", "name": "Scale", "linkage": "internal",
+     "file": "./shared.h", "line": 3, "end_line": 3, "vertices": [
+      {"id": 0, "kind": "function", "line": 3, "end_line": 3}]}]})");
+  r["module"] = module;
+  r["functions"][0]["hash"] = HashOf(key);
+  r["functions"][0]["end_line"] = end_line;
+  r["functions"][0]["vertices"][0]["end_line"] = end_line;
+  r["functions"][0]["vertices"][2]["callee"] = helper;
+  r["functions"][1]["hash"] = HashOf(helper);
+  return r;
+}
+
+TEST(PsgParse, SameInlineFunctionInTwoTusMergesSilently) {
+  std::vector<std::string> warnings;
+  std::vector<LocalPsg> fns =
+      ParsePsgSection(Bytes({InlineRecord("a.cc"), InlineRecord("b.cc")}), &warnings);
+  EXPECT_TRUE(warnings.empty()) << warnings[0];
+  ASSERT_EQ(fns.size(), 3u); // Reduce<int> once, each TU's Scale
+  EXPECT_EQ(fns[0].module, "a.cc");
+  EXPECT_EQ(fns[0].vertices[2].callee, "a.cc:_ZL5Scaled");
+}
+
+TEST(PsgParse, DifferentSourcesOfOneNameAreReported) {
+  std::vector<std::string> warnings;
+  ParsePsgSection(Bytes({InlineRecord("a.cc"), InlineRecord("b.cc", 12)}), &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("in a.cc and b.cc"), std::string::npos) << warnings[0];
+  EXPECT_NE(warnings[0].find("lines shared.h:4-11 and shared.h:4-12"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("different sources"), std::string::npos) << warnings[0];
+  // Same lines, another callee: the structure differs, and says where.
+  json c = InlineRecord("c.cc");
+  c["functions"][0]["vertices"][2]["callee"] = "other";
+  warnings.clear();
+  ParsePsgSection(Bytes({InlineRecord("a.cc"), c}), &warnings);
+  ASSERT_EQ(warnings.size(), 1u);
+  EXPECT_NE(warnings[0].find("vertex 2: calls 'a.cc:_ZL5Scaled' and 'other'"), std::string::npos)
+      << warnings[0];
+  EXPECT_NE(warnings[0].find("different options"), std::string::npos) << warnings[0];
+}
+
+TEST(PsgParse, IndirectCallsGetTheCandidatesOfEveryTu) {
+  // a.c calls through a pointer and a vtable slot and sees no target; b.c
+  // takes the address of kern (static there) and has an override in slot 2.
+  json a = json::parse(R"J({"scalana_psg": 1, "module": "a.c", "language": "c++", "functions": [
+    {"key": "main", "line": 1, "end_line": 9, "vertices": [
+      {"id": 0, "kind": "function", "line": 1, "end_line": 9, "children": [1, 2, 3]},
+      {"id": 1, "kind": "call", "parent": 0, "line": 3, "indirect": true, "sig": "void (i32)"},
+      {"id": 2, "kind": "call", "parent": 0, "line": 4, "indirect": true,
+       "sig": "void (ptr, i32)", "slot": 2},
+      {"id": 3, "kind": "call", "parent": 0, "line": 5, "indirect": true,
+       "candidates": ["mine"]}]}]})J");
+  a["functions"][0]["hash"] = HashOf("main");
+  json b = json::parse(R"J({"scalana_psg": 1, "module": "b.c", "language": "c++", "functions": [
+    {"key": "b.c:kern", "line": 1, "end_line": 2, "vertices": [
+      {"id": 0, "kind": "function", "line": 1, "end_line": 2}]},
+    {"key": "_ZN1D5relaxEi", "line": 3, "end_line": 4, "vertices": [
+      {"id": 0, "kind": "function", "line": 3, "end_line": 4}]}],
+    "targets": [{"key": "b.c:kern", "sig": "void (i32)"},
+                {"key": "declared_only", "sig": "void (i32)"},
+                {"key": "_ZN1D5relaxEi", "sig": "void (ptr, i32)", "slot": 2},
+                {"key": "_ZN1D5relaxEi", "sig": "void (ptr, i32)", "slot": 3}]})J");
+  b["functions"][0]["hash"] = HashOf("b.c:kern");
+  b["functions"][1]["hash"] = HashOf("_ZN1D5relaxEi");
+  std::vector<LocalPsg> fns = ParsePsgSection(Bytes({a, b}));
+  ASSERT_EQ(fns.size(), 3u);
+  const auto &v = fns[0].vertices;
+  // Only targets with a record and of the call's type (and slot).
+  EXPECT_EQ(v[1].candidates, (std::vector<std::string>{"b.c:kern"}));
+  EXPECT_EQ(v[2].candidates, (std::vector<std::string>{"_ZN1D5relaxEi"}));
+  EXPECT_EQ(v[2].vtable_slot, 2);
+  // A record of an older pass (no type) keeps its own list.
+  EXPECT_EQ(v[3].candidates, (std::vector<std::string>{"mine"}));
+  Psg psg = Psg::Build(fns);
+  // By name where the target has a record (the hand-made records name none).
+  EXPECT_EQ(psg.CandidatesOf(1), (std::vector<std::string>{"b.c:kern"}));
+}
+
 TEST(PsgParse, TruncatedRecord) {
   std::vector<uint8_t> bytes = Bytes({Fig3Record()});
   bytes.resize(bytes.size() / 2);
@@ -193,8 +286,29 @@ TEST(PsgParse, FortranMainProgram) {
   EXPECT_EQ(test::Tree(both), "Root main p.f90:1-10\n"
                               "  Loop p.f90:3-8\n"
                               "    MPI MPI_Allreduce p.f90:5\n");
+  // flang's main is not in the graph: the program unit is the root, and
+  // contexts with or without main's call of it (the `end program` line)
+  // reach the same vertex; the call path is the reader's, without _QQmain.
+  EXPECT_EQ(both.vertex(both.root()).function, 1);
+  EXPECT_TRUE(both.IsGeneratedEntry(0));
+  EXPECT_FALSE(both.IsGeneratedEntry(1));
   VertexId mpi = both.Resolve({main.Id(1), prog.Id(2)});
-  EXPECT_EQ(both.CallPath(mpi), (std::vector<std::string>{"main", "_QQmain"}));
+  ASSERT_NE(mpi, kNoVertex);
+  EXPECT_EQ(both.Resolve({prog.Id(2)}), mpi);
+  EXPECT_EQ(both.vertex(mpi).label, "MPI_Allreduce");
+  EXPECT_EQ(both.CallPath(mpi), (std::vector<std::string>{"main"}));
+  EXPECT_EQ(both.FunctionName(mpi), "main");
+  std::vector<CallSite> sites = both.CallSites(mpi);
+  ASSERT_EQ(sites.size(), 1u);
+  EXPECT_EQ(sites[0].vertex, both.root());
+  EXPECT_EQ(sites[0].loc.line, 0u); // the entry has no call site
+  // A sample in flang's runtime start-up, called from main: the root.
+  EXPECT_EQ(both.Resolve({main.Id(1), main.Id(1)}), both.root());
+  EXPECT_EQ(both.Resolve({main.Id(0)}), both.root());
+  EXPECT_EQ(both.Stats().vertices_after, 3u);
+  // Without a record of main the program unit is "main" in call paths too.
+  VertexId alone = psg.Resolve({prog.Id(2)});
+  EXPECT_EQ(psg.CallPath(alone), (std::vector<std::string>{"main"}));
   try {
     Psg::Build({test::Fn("helper", "h.c", 1, 2)});
     FAIL() << "no main";

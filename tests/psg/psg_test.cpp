@@ -88,6 +88,15 @@ TEST(PsgFig3, LazyGraphStartsAsMainAndExpandsOnResolve) {
   EXPECT_EQ(psg.vertex(send).label, "MPI_Send");
   EXPECT_EQ(psg.FunctionOf(send).key, "foo");
   EXPECT_EQ(psg.CallPath(send), (std::vector<std::string>{"main", "foo"}));
+  // With the call site foo is entered through: "main > foo (fig3.c:31)".
+  std::vector<CallSite> sites = psg.CallSites(send);
+  ASSERT_EQ(sites.size(), 2u);
+  EXPECT_EQ(sites[0].function, "main");
+  EXPECT_EQ(sites[0].loc.line, 0u);
+  EXPECT_EQ(sites[1].function, "foo");
+  EXPECT_EQ(sites[1].loc.file, "fig3.c");
+  EXPECT_EQ(sites[1].loc.line, 31u);
+  EXPECT_EQ(psg.FunctionName(send), "foo");
   EXPECT_EQ(psg.vertices().size(), 11u);
   // Memoised: the same context gives the same vertex and adds nothing.
   EXPECT_EQ(psg.Resolve({main.Id(5), foo.Id(2)}), send);

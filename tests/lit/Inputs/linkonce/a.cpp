@@ -1,0 +1,2 @@
+#include "shared.h"
+double UseA(const int *v, int n) { return Twice(v, n) + Reduce(v, n); }
