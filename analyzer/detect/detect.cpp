@@ -196,7 +196,9 @@ bool IsCollective(const Psg &psg, VertexId v) {
 bool IsStartupOrTeardown(const Psg &psg, VertexId v) {
   const Vertex &x = psg.vertex(v);
   return x.kind == VertexKind::Mpi &&
-         (x.label == "MPI_Init" || x.label == "MPI_Init_thread" || x.label == "MPI_Finalize");
+         (x.label == "MPI_Init" || x.label == "MPI_Init_thread" || x.label == "MPI_Finalize" ||
+          x.label == "shmem_init" || x.label == "shmem_init_thread" || x.label == "start_pes" ||
+          x.label == "shmem_finalize");
 }
 
 uint64_t StepKey(VertexId v, int rank, bool up) {
@@ -438,6 +440,80 @@ std::vector<PathStep> Backtrack(const Psg &psg, const Run &run, VertexId start, 
     }
   }
   return path;
+}
+
+// ---------------------------------------------------------------- communication
+
+std::vector<CommGrowth> CommunicationGrowth(const Psg &psg, const Run &small, const Run &big,
+                                            VertexId v) {
+  const char *names[] = {"time", "calls", "messages", "bytes", "peers"};
+  std::vector<CommGrowth> out;
+  for (const char *n : names)
+    out.push_back({n, 0, 0});
+  for (int which = 0; which < 2; ++which) {
+    const Run &run = which ? big : small;
+    const VertexSeries *s = run.Find(v);
+    const int n = run.nslots();
+    if (!s || n == 0)
+      continue;
+    double sums[5] = {0, 0, 0, 0, 0};
+    for (int slot = 0; slot < n; ++slot) {
+      sums[0] += ExclusiveTime(psg, *s, slot);
+      if (!s->calls.empty())
+        sums[1] += s->calls[slot];
+    }
+    // Edges are sorted by rank: count distinct peers per rank as they pass.
+    std::unordered_set<int32_t> peers;
+    int32_t at = INT32_MIN;
+    for (const DepEdge &e : s->edges) {
+      if (e.rank != at)
+        sums[4] += double(peers.size()), peers.clear(), at = e.rank;
+      if (e.kind != DepKind::Coll) {
+        sums[2] += double(e.count);
+        peers.insert(e.peer_rank);
+      }
+      sums[3] += double(e.bytes);
+    }
+    sums[4] += double(peers.size());
+    for (size_t k = 0; k < out.size(); ++k)
+      (which ? out[k].big : out[k].small) = sums[k] / n;
+  }
+  return out;
+}
+
+std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling) {
+  auto ratio = [&](const char *what) {
+    for (const CommGrowth &x : g)
+      if (x.what == what)
+        return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 1.0);
+    return 1.0;
+  };
+  auto times = [](double r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf, std::isinf(r) ? "from none" : "x%.1f", r);
+    return std::string(buf);
+  };
+  // Per rank, weak scaling keeps the work (and usually the traffic) constant;
+  // strong scaling shrinks it. Growth beyond 1.5x is what we name.
+  const double limit = scaling == ScalingMode::Strong ? 1.0 : 1.5;
+  std::vector<std::string> grew;
+  if (ratio("bytes") >= limit)
+    grew.push_back("bytes per rank grow " + times(ratio("bytes")));
+  if (ratio("messages") >= limit)
+    grew.push_back("messages per rank grow " + times(ratio("messages")));
+  if (ratio("peers") >= limit)
+    grew.push_back("peers per rank grow " + times(ratio("peers")));
+  if (ratio("calls") >= limit && ratio("messages") < limit)
+    grew.push_back("calls per rank grow " + times(ratio("calls")) +
+                   " with no more messages (polling: the calls wait, not work)");
+  std::string time = "time per rank grows " + times(ratio("time"));
+  if (grew.empty())
+    return time + " while messages, bytes and calls per rank do not: the ranks wait longer "
+                  "for each other (latency, or an imbalance too small to sample)";
+  std::string out = time + ": ";
+  for (size_t i = 0; i < grew.size(); ++i)
+    out += (i ? (i + 1 == grew.size() ? " and " : ", ") : "") + grew[i];
+  return out;
 }
 
 // ---------------------------------------------------------------- detection
@@ -683,6 +759,10 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   };
 
   std::unordered_map<VertexId, size_t> cause_index;
+  // Largest wait traced to each root cause, per waiting rank.
+  std::vector<std::map<int, double>> waits_of;
+  // Non-scalable MPI vertices whose paths reached no computation cause.
+  std::vector<std::pair<VertexId, int>> unexplained;
   for (size_t si = 0; si < starts.size(); ++si) {
     auto [v, rank] = starts[si];
     if (si >= n_ns_starts && scanned.count(StepKey(v, rank, false)))
@@ -717,15 +797,89 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       RootCause &rc = res.root_causes[pos->second];
       if (std::find(rc.ranks.begin(), rc.ranks.end(), cause->rank) == rc.ranks.end())
         rc.ranks.push_back(cause->rank);
+      if (fresh)
+        waits_of.emplace_back();
+      // The waiting this path starts with, at its first crossing: the start
+      // rank's wait, and at a collective every member's (the culprit
+      // arrived last; one path stands for all of them).
+      std::map<int, double> &waits = waits_of[pos->second];
+      auto add_wait = [&](int r, double w) {
+        if (r != cause->rank && w > opts.min_wait)
+          waits[r] = std::max(waits[r], w);
+      };
+      for (size_t i = 1; i < path.size(); ++i)
+        if (path[i].via == "p2p" || path[i].via == "collective" || path[i].via == "rma") {
+          add_wait(path[i - 1].rank, path[i].wait);
+          if (path[i].via == "collective")
+            if (const VertexSeries *cs = big.Find(path[i - 1].vertex))
+              for (const DepEdge &e : cs->edges)
+                if (e.kind == DepKind::Coll)
+                  add_wait(e.rank, e.wait);
+          break;
+        }
+
+    } else if (si < n_ns_starts && psg.vertex(v).kind == VertexKind::Mpi) {
+      unexplained.push_back({v, rank});
     }
     res.paths.push_back(std::move(path));
   }
 
+  // --- Communication losses no computation explains (item: "none found" is
+  // no answer): the MPI vertex itself is the root cause, with what grew.
+  for (auto [v, rank] : unexplained) {
+    if (cause_index.count(v))
+      continue;
+    cause_index.emplace(v, res.root_causes.size());
+    RootCause rc;
+    rc.vertex = v;
+    rc.culprit_rank = rank;
+    rc.ranks = {rank};
+    rc.communication = true;
+    for (const std::vector<PathStep> &path : res.paths)
+      if (!path.empty() && path[0].vertex == v && path[0].rank == rank) {
+        rc.path = path;
+        break;
+      }
+    rc.small_ranks = runs[smallest].world_size;
+    rc.big_ranks = big.world_size;
+    rc.growth = CommunicationGrowth(psg, runs[smallest], big, v);
+    rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
+    res.root_causes.push_back(std::move(rc));
+    waits_of.emplace_back();
+  }
+
   // --- Cost, score and evidence of each root cause (in the largest run).
   const double big_max = big.total_time;
-  for (RootCause &rc : res.root_causes) {
+  const float slowest = big.rank_total.empty()
+                            ? 0.f
+                            : *std::max_element(big.rank_total.begin(), big.rank_total.end());
+  for (size_t ci = 0; ci < res.root_causes.size(); ++ci) {
+    RootCause &rc = res.root_causes[ci];
     const VertexSeries *s = big.Find(rc.vertex);
     rc.non_scalable = non_scalable_set.count(rc.vertex) > 0;
+    // Point to point and one-sided: every rank's wait for the culprit rank,
+    // per waiting vertex (a Waitall reports its wait on each of its rows),
+    // whether or not a path started there (abnormal starts are one per vertex).
+    std::map<int, double> waits = waits_of[ci];
+    std::map<int, double> direct;
+    for (const VertexSeries &vs : big.series) {
+      std::map<int, double> at_vertex;
+      for (const DepEdge &e : vs.edges)
+        if (e.peer_rank == rc.culprit_rank && e.rank != rc.culprit_rank &&
+            (e.kind == DepKind::Recv || e.kind == DepKind::Rma) && e.wait > opts.min_wait)
+          at_vertex[e.rank] = std::max(at_vertex[e.rank], double(e.wait));
+      for (auto [r, w] : at_vertex)
+        direct[r] += w;
+    }
+    for (auto [r, w] : direct)
+      waits[r] = std::max(waits[r], w);
+    for (auto [r, w] : waits) {
+      rc.waits_caused += w;
+      ++rc.waiting_ranks;
+    }
+    rc.wall_time = big.meta.wall_time > 0 ? big.meta.wall_time : big_max;
+    if (int slot = big.SlotOf(rc.culprit_rank); slot >= 0)
+      rc.rank_time = big.rank_total[slot];
     if (!s)
       continue;
     double med = median_of(rc.vertex, *s);
@@ -742,6 +896,10 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     double cost = cost_of(rc.vertex, rc.culprit_rank);
     rc.cost_seconds = cost;
     rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;
+    // Off the critical path (nobody waits for it, its rank is not the
+    // slowest) a fix shortens nothing; on it, the wall time by the cost.
+    const bool critical = rc.waits_caused > opts.min_wait || rc.rank_time >= 0.95 * slowest;
+    rc.saved_seconds = critical ? std::min(cost, rc.wall_time) : 0;
     // How many samples the conclusion rests on: the cost in samples against
     // the Poisson noise of the median's count (at least one sample). Below
     // kSettled standard deviations a repetition may not find it again;
@@ -766,11 +924,18 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       }
     }
   }
-  std::stable_sort(
-      res.root_causes.begin(), res.root_causes.end(),
-      [](const RootCause &a, const RootCause &b) { return a.cost_seconds > b.cost_seconds; });
+  // Computation that explains waiting comes first; communication that
+  // nothing explains after it (on an oversubscribed machine every wait grows
+  // a little, and a found cause is the better answer).
+  std::stable_sort(res.root_causes.begin(), res.root_causes.end(),
+                   [](const RootCause &a, const RootCause &b) {
+                     if (a.communication != b.communication)
+                       return b.communication;
+                     return a.cost_seconds > b.cost_seconds;
+                   });
   if (res.root_causes.size() > opts.top)
     res.root_causes.resize(opts.top);
+  res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   return res;
 }
 

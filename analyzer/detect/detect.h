@@ -2,6 +2,7 @@
 // Section IV; docs/detect.md says which choices are ours).
 #pragma once
 
+#include "detect/async.h"
 #include "detect/ppg.h"
 
 #include <cstddef>
@@ -108,6 +109,13 @@ struct CounterEvidence {
   double culprit = 0, median = 0; // on the culprit rank, median over ranks
 };
 
+// One quantity of a communication vertex, per rank (mean over the ranks) in
+// the smallest and the largest run: what grew with the rank count.
+struct CommGrowth {
+  std::string what; // time | calls | messages | bytes | peers
+  double small = 0, big = 0;
+};
+
 struct RootCause {
   VertexId vertex = kNoVertex;
   int culprit_rank = -1;
@@ -123,6 +131,23 @@ struct RootCause {
   // times the rate) a run would make it so.
   double evidence_samples = 0, signal_to_noise = 0, run_longer = 1;
   bool thin_data = false;
+  // What the cost is a share of, and what fixing it would give back (largest
+  // run). RANK_TIME: the culprit rank's measured time (sampled CPU time plus
+  // MPI time; less than wall time when ranks share cores). WALL_TIME: the
+  // run's wall time. WAITS_CAUSED: waiting on other ranks that backtracking
+  // traced to it (the wait at each path's first crossing, the largest per
+  // waiting rank, summed over WAITING_RANKS ranks). SAVED_SECONDS: the wall
+  // time a fix would save: its cost when other ranks wait for it or its rank
+  // is the slowest, else 0 (it is off the critical path).
+  double rank_time = 0, wall_time = 0, waits_caused = 0, saved_seconds = 0;
+  int waiting_ranks = 0;
+  // A communication vertex that no computation explains (its backtracking
+  // path reached no problematic computation): GROWTH says what grew with the
+  // rank count, EXPLANATION in one sentence.
+  bool communication = false;
+  int small_ranks = 0, big_ranks = 0;
+  std::vector<CommGrowth> growth;
+  std::string explanation;
 };
 
 struct DetectResult {
@@ -138,6 +163,7 @@ struct DetectResult {
   std::vector<RootCause> root_causes;       // largest cost first
   std::vector<std::vector<PathStep>> paths; // every backtracking path
   std::vector<std::string> warnings;
+  std::vector<HotSpot> hot_spots; // of the largest run, most excess operations first
 };
 
 // RUNS must share PSG (their vertex ids come from it). Throws Error when RUNS
@@ -149,6 +175,12 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
 std::vector<PathStep> Backtrack(const Psg &psg, const Run &run, VertexId start, int rank,
                                 const DetectOptions &opts,
                                 const std::function<bool(VertexId, int)> &is_problematic);
+
+// Per-rank means of V's time, calls, messages, bytes and peers in SMALL and
+// BIG, and one sentence on what grew beyond the scaling model.
+std::vector<CommGrowth> CommunicationGrowth(const Psg &psg, const Run &small, const Run &big,
+                                            VertexId v);
+std::string ExplainGrowth(const std::vector<CommGrowth> &growth, ScalingMode scaling);
 
 const char *ToString(MergeStrategy m);
 const char *ToString(ScalingMode m);

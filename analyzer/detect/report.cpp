@@ -1,4 +1,6 @@
 #include "detect/report.h"
+#include "detect/async_report.h"
+#include "detect/report_common.h"
 
 #include "scalana/regular_file.h"
 #include "scalana/text_escape.h"
@@ -7,182 +9,38 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include <sys/stat.h>
 #include <unistd.h>
 
 namespace scalana {
 
+using namespace report_common;
+
 namespace {
 
-std::string FileOf(const Psg &psg, VertexId v) {
-  const Vertex &x = psg.vertex(v);
-  if (!x.loc.file.empty())
-    return x.loc.file;
-  if (x.function >= 0)
-    return psg.FunctionOf(v).loc.file;
-  return "";
-}
-
-// flang's program unit: main calls it, and the code in it is the main
-// program's (shown as main's, as the PSG writers do).
-bool IsFortranProgram(const std::string &name) { return name == "_QQmain"; }
-
-std::string FunctionName(const Psg &psg, VertexId v) {
-  if (psg.vertex(v).function < 0)
-    return "";
-  const LocalPsg &f = psg.FunctionOf(v);
-  if (IsFortranProgram(f.key))
-    return "main";
-  return f.name.empty() ? f.key : f.name;
-}
-
-std::string BaseName(const std::string &path) {
-  size_t slash = path.rfind('/');
-  return slash == std::string::npos ? path : path.substr(slash + 1);
-}
-
-// The calls from main down to V, each with the line it is made from:
-// "main > Dot (cg.c:145)". The same function called from two places gives
-// two vertices at the same line; this is what tells them apart.
-std::vector<std::string> CallSites(const Psg &psg, VertexId v) {
-  std::vector<std::string> parts;
-  for (VertexId a = psg.vertex(v).parent; a != kNoVertex; a = psg.vertex(a).parent) {
-    const Vertex &x = psg.vertex(a);
-    if (x.kind != VertexKind::Call || !x.expanded || IsFortranProgram(x.label))
-      continue;
-    std::string file = x.loc.file;
-    if (file.empty() && x.function >= 0)
-      file = psg.FunctionOf(a).loc.file;
-    parts.push_back(x.label + " (" + BaseName(file) + ":" + std::to_string(x.loc.line) + ")");
+// The calls from the entry down to V (outermost first), each where it is
+// made: what tells apart two contexts of one function's code.
+nlohmann::json CallSitesJson(const Psg &psg, VertexId v) {
+  nlohmann::json sites = nlohmann::json::array();
+  for (const CallSite &c : psg.CallSites(v)) {
+    if (c.loc.line == 0)
+      continue; // the entry: called from nowhere in the program
+    nlohmann::json site = nlohmann::json::object();
+    site["function"] = c.function;
+    site["file"] = c.loc.file;
+    site["line"] = c.loc.line;
+    sites.push_back(std::move(site));
   }
-  parts.push_back("main");
-  std::reverse(parts.begin(), parts.end());
-  return parts;
+  return sites;
 }
-
-std::string VertexName(const Psg &psg, VertexId v) {
-  const Vertex &x = psg.vertex(v);
-  switch (x.kind) {
-  case VertexKind::Mpi:
-    return x.label;
-  case VertexKind::Call:
-    return x.label.empty() ? std::string("(indirect)") : x.label;
-  case VertexKind::Function:
-    return FunctionName(psg, v);
-  default:
-    return "in " + FunctionName(psg, v);
-  }
-}
-
-// "loop in relax", "mpi MPI_Send", "call solve": for lists that show no kind
-// column; with the call site when the code is not main's ("mpi MPI_Allreduce
-// in Dot called at cg.c:145").
-std::string Describe(const Psg &psg, VertexId v) {
-  std::string s = std::string(ToString(psg.vertex(v).kind)) + " " + VertexName(psg, v);
-  std::vector<std::string> sites = CallSites(psg, v);
-  if (sites.size() > 1) {
-    const std::string &last = sites.back();
-    size_t paren = last.rfind(" (");
-    if (psg.vertex(v).kind == VertexKind::Mpi || psg.vertex(v).kind == VertexKind::Call)
-      s += " in " + last.substr(0, paren);
-    s += " called at " + last.substr(paren + 2, last.size() - paren - 3);
-  }
-  return s;
-}
-
-std::string Where(const Psg &psg, VertexId v) {
-  return FileOf(psg, v) + ":" + std::to_string(psg.vertex(v).loc.line);
-}
-
-std::string Fmt(const char *fmt, double x) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, x);
-  return buf;
-}
-
-std::string RankCount(int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); }
-
-std::string RankList(const std::vector<int> &ranks, size_t max = 16) {
-  std::string s;
-  for (size_t i = 0; i < ranks.size() && i < max; ++i)
-    s += (i ? "," : "") + std::to_string(ranks[i]);
-  if (ranks.size() > max)
-    s += ",... (" + std::to_string(ranks.size()) + " ranks)";
-  return s;
-}
-
-std::string JoinPath(const std::vector<std::string> &parts) {
-  std::string s;
-  for (size_t i = 0; i < parts.size(); ++i)
-    s += (i ? " > " : "") + parts[i];
-  return s;
-}
-
-// Every string of the text report that came from a file or the command line
-// (paths, names, counter names, warnings quoting them): controls escaped.
-std::string Safe(const std::string &s) { return EscapeControls(s); }
-
-// Control characters too: the page may be printed to a terminal.
-std::string HtmlEscape(const std::string &s) {
-  std::string o;
-  for (char c : EscapeControls(s, "\t")) {
-    switch (c) {
-    case '<':
-      o += "&lt;";
-      break;
-    case '>':
-      o += "&gt;";
-      break;
-    case '&':
-      o += "&amp;";
-      break;
-    case '"':
-      o += "&quot;";
-      break;
-    default:
-      o += c;
-    }
-  }
-  return o;
-}
-
-// Where V's relative file name is looked up: the compilation directory of the
-// record holding V's function, then the directories the caller gives.
-std::vector<std::string> SourceDirsOf(const ReportInput &in, VertexId v) {
-  std::vector<std::string> dirs;
-  if (in.psg.vertex(v).function >= 0 && !in.psg.FunctionOf(v).comp_dir.empty())
-    dirs.push_back(in.psg.FunctionOf(v).comp_dir);
-  for (const std::string &d : in.source_dirs)
-    if (std::find(dirs.begin(), dirs.end(), d) == dirs.end())
-      dirs.push_back(d);
-  return dirs;
-}
-
-// "x.c not found (looked in /a, /b)": says where, so the fix (run from
-// elsewhere, or move the sources back) is plain.
-std::string NotFound(const ReportInput &in, VertexId v) {
-  std::string file = FileOf(in.psg, v);
-  if (file.empty())
-    return "no source file recorded";
-  std::string s = file + " not found";
-  if (file[0] == '/')
-    return s;
-  std::vector<std::string> dirs = SourceDirsOf(in, v);
-  s += dirs.empty() ? " (relative, and no directory to look in)" : " (looked in ";
-  for (size_t i = 0; i < dirs.size(); ++i)
-    s += (i ? ", " : "") + dirs[i];
-  return dirs.empty() ? s : s + ")";
-}
-
-const Run &BigRun(const ReportInput &in) { return in.runs[in.result.backtrack_run]; }
-
-double Total(const ReportInput &in) { return BigRun(in).total_time; }
 
 nlohmann::json StepJson(const ReportInput &in, const PathStep &ps) {
   const Vertex &x = in.psg.vertex(ps.vertex);
   return {{"kind", std::string(ToString(x.kind))},
           {"name", VertexName(in.psg, ps.vertex)},
+          {"function", FunctionName(in.psg, ps.vertex)},
           {"file", FileOf(in.psg, ps.vertex)},
           {"line", x.loc.line},
           {"rank", ps.rank},
@@ -262,14 +120,26 @@ std::vector<std::string> SourceSnippet(const std::string &file, uint32_t line, i
 
 // ---------------------------------------------------------------- text
 
+namespace {
+// "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
+std::string Percent(double part, double whole) {
+  return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");
+}
+} // namespace
+
 void WriteTextReport(const ReportInput &in, std::ostream &out) {
   const DetectResult &r = in.result;
   const Run &big = BigRun(in);
   out << "ScalAna scaling-loss report\n";
   out << "binary: " << Safe(in.binary) << "\nruns:";
-  for (const Run &run : in.runs)
-    out << "  " << Safe(run.label) << " (" << RankCount(run.world_size) << ", "
-        << Fmt("%.3f", run.total_time) << " s)";
+  // Wall time, and the busiest rank's measured time (sampled CPU time plus
+  // MPI time): less than wall time when ranks share cores or wait unsampled.
+  for (const Run &run : in.runs) {
+    out << "  " << Safe(run.label) << " (" << RankCount(run.world_size);
+    if (run.meta.wall_time > 0)
+      out << ", wall " << Fmt("%.3f", run.meta.wall_time) << " s";
+    out << ", busiest rank measured " << Fmt("%.3f", run.total_time) << " s)";
+  }
   out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
     out << " -> " << ToString(r.scaling_used);
@@ -287,7 +157,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "\n== Root causes (backtracking on " << Safe(big.label) << ", "
       << RankCount(big.world_size) << ") ==\n";
   if (r.root_causes.empty())
-    out << "none found: no backtracking path reached a problematic computation vertex\n";
+    out << "none found: no vertex is abnormal or grows beyond the expected scaling\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
@@ -295,13 +165,36 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
         << "  (" << Safe(FunctionName(in.psg, rc.vertex)) << ")\n";
     out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex))) << "\n";
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
-    out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s ("
-        << Fmt("%.1f", 100 * rc.score) << "% of " << Fmt("%.3f", Total(in)) << " s); rank "
-        << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time) << " s, median "
-        << Fmt("%.3f", rc.median_time) << " s\n";
+    out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
+        << " (" << (rc.communication ? "growth beyond the expected scaling" : "time over its median")
+        << "): " << Percent(rc.cost_seconds, rc.rank_time) << " of that rank's measured "
+        << Fmt("%.3f", rc.rank_time) << " s, " << Percent(rc.cost_seconds, rc.wall_time)
+        << " of the run's " << Fmt("%.3f", rc.wall_time) << " s wall time; score "
+        << Fmt("%.3f", rc.score) << " (of the busiest rank's " << Fmt("%.3f", Total(in))
+        << " s)\n";
+    out << "    time:      rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
+        << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s\n";
+    out << "    if fixed:  ";
+    if (rc.saved_seconds > 0)
+      out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
+    else
+      out << "no wall time saved (no rank waits for it and rank " << rc.culprit_rank
+          << " is not the slowest)";
+    if (rc.waiting_ranks > 0)
+      out << "; " << Fmt("%.3f", rc.waits_caused) << " s of waiting on "
+          << RankCount(rc.waiting_ranks) << " traced to it";
+    out << "\n";
     out << "    why:       " << (rc.abnormal ? "abnormal" : "")
         << (rc.abnormal && rc.non_scalable ? ", " : "") << (rc.non_scalable ? "non-scalable" : "")
-        << "\n";
+        << (rc.communication ? " communication that no computation explains" : "") << "\n";
+    if (rc.communication) {
+      out << "    grows:     per rank, " << rc.small_ranks << " -> " << rc.big_ranks << " ranks:";
+      for (const CommGrowth &g : rc.growth)
+        out << " " << g.what << " " << Fmt(g.what == "time" ? "%.3f" : "%.4g", g.small) << " -> "
+            << Fmt(g.what == "time" ? "%.3f" : "%.4g", g.big) << (g.what == "time" ? " s" : "")
+            << ";";
+      out << "\n    explains:  " << Safe(rc.explanation) << "\n";
+    }
     if (rc.thin_data)
       out << "    thin data: rests on " << Fmt("%.0f", rc.evidence_samples)
           << " samples over the median (" << Fmt("%.1f", rc.signal_to_noise)
@@ -346,11 +239,21 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     }
   }
 
+  WriteHotSpotsText(in, out);
+
   out << "\n== Non-scalable vertices ==\n";
   if (in.runs.size() < 2 || r.non_scalable.empty())
     out << (r.non_scalable.empty() ? "none\n" : "");
+  // Rows that would read the same (one line, one caller) differ deeper in
+  // their calling context: those rows show their whole call path.
+  std::map<std::string, int> seen_labels;
+  for (const NonScalableVertex &ns : r.non_scalable)
+    ++seen_labels[Where(in.psg, ns.vertex) + "  " + Describe(in.psg, ns.vertex)];
   for (const NonScalableVertex &ns : r.non_scalable) {
-    out << "  " << Safe(Where(in.psg, ns.vertex)) << "  " << Safe(Describe(in.psg, ns.vertex))
+    std::string label = Where(in.psg, ns.vertex) + "  " + Describe(in.psg, ns.vertex);
+    if (seen_labels[label] > 1)
+      label += "  via " + JoinPath(CallSites(in.psg, ns.vertex));
+    out << "  " << Safe(label)
         << "  slope " << Fmt("%.2f", ns.slope) << " (expected " << Fmt("%.2f", ns.expected)
         << "), share " << Fmt("%.1f", 100 * ns.share) << "%, score " << Fmt("%.3f", ns.score)
         << "  [";
@@ -391,6 +294,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"ranks_present", run.nslots()},
                     {"missing_ranks", run.missing_ranks},
                     {"total_time", run.total_time},
+                    {"wall_time", run.meta.wall_time},
                     {"psg_id", run.meta.psg_id},
                     {"build_id", run.meta.build_id},
                     {"sampling_hz", run.meta.sampling.hz},
@@ -418,6 +322,11 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
     json path = json::array();
     for (const PathStep &ps : rc.path)
       path.push_back(StepJson(in, ps));
+    json growth = json::object();
+    if (rc.communication)
+      growth["ranks"] = {rc.small_ranks, rc.big_ranks};
+    for (const CommGrowth &g : rc.growth)
+      growth[g.what] = {g.small, g.big};
     json ev = json::array();
     for (const CounterEvidence &e : rc.evidence)
       ev.push_back({{"counter", e.counter}, {"culprit", e.culprit}, {"median", e.median}});
@@ -428,10 +337,20 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                       {"name", VertexName(in.psg, rc.vertex)},
                       {"function", FunctionName(in.psg, rc.vertex)},
                       {"call_path", in.psg.CallPath(rc.vertex)},
+                      {"call_sites", CallSitesJson(in.psg, rc.vertex)},
                       {"ranks", rc.ranks},
                       {"culprit_rank", rc.culprit_rank},
                       {"score", rc.score},
+                      {"score_of", "cost over the busiest rank's measured time"},
                       {"cost_seconds", rc.cost_seconds},
+                      {"rank_time", rc.rank_time},
+                      {"wall_time", rc.wall_time},
+                      {"saved_seconds", rc.saved_seconds},
+                      {"waits_caused", rc.waits_caused},
+                      {"waiting_ranks", rc.waiting_ranks},
+                      {"communication", rc.communication},
+                      {"growth", growth},
+                      {"explanation", rc.explanation},
                       {"culprit_time", rc.culprit_time},
                       {"median_time", rc.median_time},
                       {"evidence_samples", rc.evidence_samples},
@@ -444,6 +363,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                       {"path", path}});
   }
   doc["root_causes"] = causes;
+  WriteHotSpotsJson(in, doc);
   json ns = json::array();
   for (const NonScalableVertex &n : r.non_scalable) {
     json merged = json::array();
@@ -479,144 +399,6 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
   // ASCII only (\uXXXX): the same document, with nothing a terminal acts on;
   // invalid UTF-8 (directory names from the command line) becomes U+FFFD.
   out << doc.dump(1, ' ', true, json::error_handler_t::replace) << "\n";
-}
-
-// ---------------------------------------------------------------- HTML
-
-void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
-  const DetectResult &r = in.result;
-  const Run &big = BigRun(in);
-  out << R"(<!DOCTYPE html><html><head><meta charset="utf-8"><title>ScalAna report</title>
-<style>
-body{font-family:sans-serif;margin:1.5em;color:#222}
-h1{font-size:1.4em}h2{font-size:1.15em;border-bottom:1px solid #ccc}
-table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;padding:2px 6px}
-pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
-.cause{border:1px solid #ccc;border-radius:4px;padding:.5em 1em;margin:.8em 0}
-.heat td{width:14px;height:14px;padding:0}.warn{color:#a40}
-.prob{font-weight:bold;color:#b00}details summary{cursor:pointer}
-</style></head><body>
-<h1>ScalAna scaling-loss report</h1>
-)";
-  out << "<p>binary <code>" << HtmlEscape(in.binary) << "</code>; runs:";
-  for (const Run &run : in.runs)
-    out << " <code>" << HtmlEscape(run.label) << "</code> (" << RankCount(run.world_size) << ", "
-        << Fmt("%.3f", run.total_time) << " s)";
-  out << "; merge " << ToString(in.options.merge) << ", scaling " << ToString(in.options.scaling)
-      << ", expected slope " << Fmt("%.2f", r.expected_slope) << "</p>\n";
-  if (!r.scaling_reason.empty())
-    out << "<p>" << HtmlEscape(r.scaling_reason) << "</p>\n";
-  for (const std::string &w : r.warnings)
-    out << "<p class=warn>warning: " << HtmlEscape(w) << "</p>\n";
-
-  out << "<h2>Root causes</h2>\n";
-  if (r.root_causes.empty())
-    out << "<p>none found</p>\n";
-  int n = 0;
-  for (const RootCause &rc : r.root_causes) {
-    const Vertex &x = in.psg.vertex(rc.vertex);
-    out << "<div class=cause><b>#" << ++n << " " << ToString(x.kind) << " at <code>"
-        << HtmlEscape(Where(in.psg, rc.vertex)) << "</code></b> in <code>"
-        << HtmlEscape(FunctionName(in.psg, rc.vertex)) << "</code> &mdash; "
-        << Fmt("%.3f", rc.cost_seconds) << " s (" << Fmt("%.1f", 100 * rc.score) << "%), ranks "
-        << HtmlEscape(RankList(rc.ranks)) << "<br>call path: <code>"
-        << HtmlEscape(JoinPath(CallSites(in.psg, rc.vertex))) << "</code><br>";
-    for (const CounterEvidence &e : rc.evidence)
-      out << HtmlEscape(e.counter) << ": " << Fmt("%.3g", e.culprit) << " vs median "
-          << Fmt("%.3g", e.median) << "; ";
-    bool found = false;
-    auto lines = SourceSnippet(FileOf(in.psg, rc.vertex), x.loc.line, 4,
-                               SourceDirsOf(in, rc.vertex), &found);
-    if (found) {
-      out << "<pre>";
-      for (const std::string &l : lines)
-        out << (l.size() > 5 && l[5] == '>' ? "<span class=hit>" : "<span>") << HtmlEscape(l)
-            << "</span>\n";
-      out << "</pre>";
-    } else {
-      out << "<p>source: " << HtmlEscape(NotFound(in, rc.vertex)) << "</p>";
-    }
-    out << "<details><summary>backtracking path (" << rc.path.size()
-        << " steps)</summary><table><tr><th>kind</th><th>name</th><th>rank</th><th>where</th>"
-           "<th>time s</th><th>via</th><th>wait s</th></tr>";
-    for (const PathStep &ps : rc.path)
-      out << "<tr" << (ps.problematic ? " class=prob" : "") << "><td>"
-          << ToString(in.psg.vertex(ps.vertex).kind) << "</td><td>"
-          << HtmlEscape(VertexName(in.psg, ps.vertex)) << "</td><td>" << ps.rank << "</td><td>"
-          << HtmlEscape(Where(in.psg, ps.vertex)) << "</td><td>" << Fmt("%.3f", ps.time)
-          << "</td><td>" << ps.via << "</td><td>" << Fmt("%.3f", ps.wait) << "</td></tr>";
-    out << "</table></details></div>\n";
-  }
-
-  // Per-rank heat table of the top vertices in the largest run. Wide runs are
-  // bucketed (max per bucket) so the page stays small at any scale.
-  std::vector<VertexId> top;
-  auto add = [&](VertexId v) {
-    if (top.size() < 16 && std::find(top.begin(), top.end(), v) == top.end() && big.Find(v))
-      top.push_back(v);
-  };
-  for (const RootCause &rc : r.root_causes)
-    add(rc.vertex);
-  for (const NonScalableVertex &ns : r.non_scalable)
-    add(ns.vertex);
-  for (const AbnormalVertex &ab : r.abnormal)
-    if (ab.run == r.backtrack_run)
-      add(ab.vertex);
-  // At most 128 columns: `per` ranks to a cell, and as many cells as that needs.
-  const int per = std::max(1, (big.nslots() + 127) / 128);
-  const int cols = (big.nslots() + per - 1) / per;
-  out << "<h2>Per-rank time of the top vertices (" << HtmlEscape(big.label) << ")</h2>\n";
-  if (cols > 0 && !top.empty()) {
-    out << "<p>" << (per > 1 ? "each cell: max over " + std::to_string(per) + " ranks; " : "")
-        << "darker = slower relative to the row's maximum; hover for values</p>"
-        << "<table class=heat><tr><th>vertex</th>";
-    for (int c = 0; c < cols; c += 8)
-      out << "<th colspan=" << std::min(8, cols - c) << " style='text-align:left'>"
-          << big.ranks[c * per] << "</th>";
-    out << "</tr>\n";
-    for (VertexId v : top) {
-      const VertexSeries &s = *big.Find(v);
-      std::vector<double> cell(cols, 0);
-      double mx = 0;
-      for (int i = 0; i < big.nslots(); ++i) {
-        double t = ExclusiveTime(in.psg, s, i);
-        cell[i / per] = std::max(cell[i / per], t);
-        mx = std::max(mx, t);
-      }
-      out << "<tr><td style='width:auto;padding:0 6px'>" << HtmlEscape(Where(in.psg, v)) << " "
-          << HtmlEscape(Describe(in.psg, v)) << "</td>";
-      for (int c = 0; c < cols; ++c) {
-        int shade = mx > 0 ? int(255 - 200 * cell[c] / mx) : 255;
-        out << "<td title='rank " << big.ranks[std::min(c * per, big.nslots() - 1)] << ": "
-            << Fmt("%.4f", cell[c]) << " s' style='background:rgb(255," << shade << "," << shade
-            << ")'></td>";
-      }
-      out << "</tr>\n";
-    }
-    out << "</table>\n";
-  }
-
-  out << "<h2>Non-scalable vertices</h2>\n<table><tr><th>where</th><th>vertex</th><th>slope</th>"
-         "<th>expected</th><th>share</th><th>score</th></tr>\n";
-  for (const NonScalableVertex &ns : r.non_scalable)
-    out << "<tr><td>" << HtmlEscape(Where(in.psg, ns.vertex)) << "</td><td>"
-        << HtmlEscape(Describe(in.psg, ns.vertex)) << "</td><td>" << Fmt("%.2f", ns.slope)
-        << "</td><td>" << Fmt("%.2f", ns.expected) << "</td><td>" << Fmt("%.1f%%", 100 * ns.share)
-        << "</td><td>" << Fmt("%.3f", ns.score) << "</td></tr>\n";
-  out << "</table>\n<h2>Abnormal vertices</h2>\n<table><tr><th>run</th><th>where</th><th>vertex"
-         "</th><th>ranks</th><th>worst</th><th>median</th></tr>\n";
-  size_t shown = 0;
-  for (const AbnormalVertex &ab : r.abnormal) {
-    if (++shown > 200)
-      break;
-    out << "<tr><td>" << HtmlEscape(in.runs[ab.run].label) << "</td><td>"
-        << HtmlEscape(Where(in.psg, ab.vertex)) << "</td><td>"
-        << HtmlEscape(Describe(in.psg, ab.vertex)) << "</td><td>"
-        << HtmlEscape(RankList(ab.ranks, 8)) << "</td><td>rank " << ab.worst_rank << ": "
-        << Fmt("%.3f", ab.worst_time) << " s</td><td>" << Fmt("%.3f", ab.median)
-        << " s</td></tr>\n";
-  }
-  out << "</table>\n</body></html>\n";
 }
 
 } // namespace scalana

@@ -777,6 +777,86 @@ TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   EXPECT_TRUE(relax_on_path);
 }
 
+TEST(DetectRanking, CostsSayWhatTheyAreOfAndWhatAFixSaves) {
+  // Rank 3's relax takes 1 s more; its two neighbours wait 1 s each for it.
+  HaloProgram h;
+  Profile p = HaloProfile(h, 8, 3, 2.0);
+  p.meta.wall_time = 6.0;
+  scalana::Run run = BuildRun(h.psg, p, "run8");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  ASSERT_EQ(rc.vertex, h.V(h.relax));
+  EXPECT_DOUBLE_EQ(rc.wall_time, 6.0);
+  EXPECT_NEAR(rc.rank_time, run.rank_total[3], 1e-6);
+  EXPECT_EQ(rc.waiting_ranks, 2);
+  EXPECT_NEAR(rc.waits_caused, 2.0, 1e-5);
+  EXPECT_NEAR(rc.saved_seconds, 1.0, 1e-5);
+  EXPECT_FALSE(rc.communication);
+  // Slow but off the critical path: nobody waits for it and its rank is not
+  // the slowest, so a fix saves no wall time.
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 1 ? 1.5 : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 6 ? 2.5 : 0.5);
+  }
+  DetectResult two = Detect(h.psg, {BuildRun(h.psg, b.p, "run8")}, DetectOptions{});
+  const RootCause *relax = FindCause(two, h.V(h.relax));
+  ASSERT_NE(relax, nullptr);
+  EXPECT_DOUBLE_EQ(relax->saved_seconds, 0);
+  EXPECT_NEAR(FindCause(two, h.V(h.tail))->saved_seconds, 2.0, 1e-5);
+}
+
+// Balanced computation; the halo's Waitall grows with the rank count because
+// every rank talks to more peers with more bytes (an all-to-all pattern).
+std::vector<scalana::Run> CommBoundRuns(HaloProgram &h, bool more_traffic) {
+  std::vector<scalana::Run> runs;
+  for (int p : {2, 4, 8, 16}) {
+    ProfileBuilder b(p);
+    for (int r = 0; r < p; ++r) {
+      b.Cpu(r, h.main.Id(h.relax), 1.0);
+      b.Cpu(r, h.main.Id(h.tail), 0.5);
+      int peers = more_traffic ? p - 1 : 2;
+      double wait = 0.05 * p;
+      b.Mpi(r, h.main.Id(h.waitall), wait, 10);
+      for (int k = 1; k <= peers; ++k) {
+        int peer = (r + k) % p;
+        b.Dep(r, h.main.Id(h.isend), DepKind::Send, peer, 0);
+        b.Dep(r, h.main.Id(h.irecv), DepKind::Recv, peer, 0);
+        b.Dep(r, h.main.Id(h.waitall), DepKind::Recv, peer, wait);
+        b.p.ranks[r].deps.back().count = 10;
+        b.p.ranks[r].deps.back().bytes = 8000;
+      }
+    }
+    runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
+  }
+  return runs;
+}
+
+TEST(DetectRanking, CommunicationLossIsNamedWithWhatGrew) {
+  HaloProgram h;
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(h.psg, CommBoundRuns(h, true), o);
+  const RootCause *rc = FindCause(res, h.V(h.waitall));
+  ASSERT_NE(rc, nullptr) << "a non-scalable wait no computation explains is the cause";
+  EXPECT_TRUE(rc->communication);
+  EXPECT_EQ(rc->small_ranks, 2);
+  EXPECT_EQ(rc->big_ranks, 16);
+  EXPECT_GT(rc->cost_seconds, 0.5);
+  for (const RootCause &c : res.root_causes)
+    EXPECT_NE(c.vertex, h.V(h.relax)) << "balanced computation is no cause";
+  // 1 -> 15 peers per rank, messages and bytes alike.
+  EXPECT_NE(rc->explanation.find("messages per rank grow x15.0"), std::string::npos)
+      << rc->explanation;
+  EXPECT_NE(rc->explanation.find("peers per rank grow"), std::string::npos) << rc->explanation;
+  // The same wait growth with constant traffic: the ranks wait longer.
+  DetectResult flat = Detect(h.psg, CommBoundRuns(h, false), o);
+  const RootCause *f = FindCause(flat, h.V(h.waitall));
+  ASSERT_NE(f, nullptr);
+  EXPECT_NE(f->explanation.find("do not"), std::string::npos) << f->explanation;
+}
+
 TEST(DetectRanking, ThinEvidenceSaysHowMuchLongerToRun) {
   // At 100 Hz rank 2's tail takes 12 samples against a median of 5: abnormal,
   // but 7 samples over the median is 3.1 standard deviations of its count.

@@ -10,7 +10,8 @@ directory per example (BUILD/tests/e2e/work/EXAMPLE):
   show    `scalana show` of a profiled run names the example's source and every rank
   detect  `scalana detect --format json` (scaling auto) over the runs of a variant:
             inject: the top-ranked root cause is the line marked ROOT CAUSE
-            clean:  no root cause has a score >= HIGH_SCORE
+            clean:  no computation root cause has a score >= HIGH_SCORE, and a
+                    non-scalable MPI vertex is named with what grew
   sizes   print the PSG sizes of every built example as a Markdown table
 
 The root-cause line is found by grepping the source for the marker comment
@@ -39,6 +40,20 @@ EXAMPLES = {
     "busyidle": ("busyidle.f90", ["--inject"]),
     "events": ("events.cpp", ["--inject"]),
     "kernel": ("kernel.c", ["--inject"]),
+}
+# Single-source programs of the accuracy benchmark (bench/accuracy/programs)
+# that test one defect each end to end, built with the wrapper directly:
+# name -> (source under the repository, wrapper, variants).
+#   master_worker  the cause is the extra calls of a function every rank also
+#                  calls regularly: only its call site tells the two apart
+#   tags           setup and solve phases reuse tag 99: the solve's waits must
+#                  pair with the solve's sends, not the setup's
+#   alltoall       nothing injected; the all-to-all's bytes per rank grow with
+#                  the rank count: the loss must be named, with what grew
+PROGRAMS = {
+    "master_worker": ("bench/accuracy/programs/master_worker.c", "scalana-cc", ["inject"]),
+    "tags": ("bench/accuracy/programs/tags.c", "scalana-cc", ["inject"]),
+    "alltoall": ("tests/e2e/programs/alltoall.c", "scalana-cc", ["clean"]),
 }
 DEFAULT_SCALES = [1, 2, 4, 8]
 MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
@@ -89,16 +104,24 @@ def root_cause_line(source_path):
 class Example:
     def __init__(self, args):
         self.name = args.example
-        self.source_name, self.inject_args = EXAMPLES[self.name]
-        self.source = os.path.join(args.source_dir, "examples", self.name, self.source_name)
-        self.makefile = os.path.join(args.source_dir, "examples", self.name, "Makefile")
+        self.wrapper = None
+        if self.name in PROGRAMS:
+            path, self.wrapper, _ = PROGRAMS[self.name]
+            self.source = os.path.join(args.source_dir, path)
+            self.source_name, self.inject_args = os.path.basename(path), ["--inject"]
+            self.makefile = None
+        else:
+            self.source_name, self.inject_args = EXAMPLES[self.name]
+            self.source = os.path.join(args.source_dir, "examples", self.name, self.source_name)
+            self.makefile = os.path.join(args.source_dir, "examples", self.name, "Makefile")
         self.work = os.path.join(args.work_dir, self.name)
         self.binary = os.path.join(self.work, self.name)
         self.bin_dir = args.bin_dir
         self.scalana = os.path.join(args.bin_dir, "scalana")
         self.mpirun = args.mpirun
         self.scales = args.scales
-        self.rc_line = root_cause_line(self.source)
+        self.rc_line = root_cause_line(self.source) if self.name not in PROGRAMS or \
+            "inject" in PROGRAMS[self.name][2] else None
 
     def run_dir(self, variant, np):
         return os.path.join(self.work, "runs", f"{variant}-np{np}")
@@ -112,7 +135,11 @@ def stage_build(ex):
     os.makedirs(ex.work, exist_ok=True)
     if os.path.exists(ex.binary):
         os.remove(ex.binary)
-    run(["make", "-f", ex.makefile, f"SCALANA_BIN={ex.bin_dir}/"], cwd=ex.work)
+    if ex.makefile:
+        run(["make", "-f", ex.makefile, f"SCALANA_BIN={ex.bin_dir}/"], cwd=ex.work)
+    else:
+        run([os.path.join(ex.bin_dir, ex.wrapper), "-O2", "-I", os.path.dirname(ex.source),
+             ex.source, "-o", ex.binary, "-lm"], cwd=ex.work)
     ex.require_binary()
 
 
@@ -179,6 +206,27 @@ def stage_show(ex):
     log(f"scalana show: {len(text.splitlines())} lines for {np} ranks")
 
 
+def check_phase_pairing(causes, report_path):
+    """tags: both phases use tag 99 between the same ranks. A crossing taken
+    from a Waitall (the solve's exchange) must land on a send of the same
+    phase, in the same function, never on the setup's blocking sends."""
+    crossings = 0
+    for c in causes:
+        path = c.get("path", [])
+        for before, step in zip(path, path[1:]):
+            if step.get("via") != "p2p" or before.get("name") != "MPI_Waitall":
+                continue
+            crossings += 1
+            if step.get("function") != before.get("function"):
+                raise Failure(f"the Waitall in {before.get('function')} (line {before.get('line')})"
+                              f" is paired with {step.get('name')} in {step.get('function')} "
+                              f"(line {step.get('line')}), a send of another phase "
+                              f"(report in {report_path})")
+    if not crossings:
+        raise Failure(f"no path crosses from the solve's Waitall (report in {report_path})")
+    log(f"{crossings} crossing(s) from a Waitall land on a send of its own phase")
+
+
 def stage_detect(ex, variant):
     runs = [ex.run_dir(variant, np) for np in ex.scales]
     report_path = os.path.join(ex.work, f"detect-{variant}.json")
@@ -198,11 +246,43 @@ def stage_detect(ex, variant):
                           f"(report in {report_path})")
         top = causes[0]
         got = (os.path.basename(top.get("file", "")), top.get("line"))
+        # Code every rank runs, made costly through one call site, is named
+        # by the call site its context goes through.
+        sites = top.get("call_sites") or []
+        if sites and got != (ex.source_name, ex.rc_line):
+            last = sites[-1]
+            if (os.path.basename(last.get("file", "")), last.get("line")) == \
+                    (ex.source_name, ex.rc_line):
+                log(f"top root cause {got[0]}:{got[1]} is reached through the marked call at "
+                    f"line {ex.rc_line}")
+                got = (ex.source_name, ex.rc_line)
+        if ex.name == "tags":
+            check_phase_pairing(causes, report_path)
         if got != (ex.source_name, ex.rc_line):
             raise Failure(f"top root cause is {got[0]}:{got[1]}, expected "
                           f"{ex.source_name}:{ex.rc_line} (report in {report_path})")
     else:
-        high = [c for c in causes if c.get("score", 0) >= HIGH_SCORE]
+        # Communication that no computation explains is named, not blamed on
+        # code: it must say what grew, and it may score high (waiting grows
+        # when 8 ranks share 2 cores).
+        comm = [c for c in causes if c.get("communication")]
+        for c in comm:
+            if c.get("kind") != "mpi" or "per rank" not in c.get("explanation", ""):
+                raise Failure(f"communication root cause {c.get('file')}:{c.get('line')} "
+                              f"does not say what grew (report in {report_path})")
+        comm_ns = [v for v in doc.get("non_scalable", []) if v.get("kind") == "mpi"]
+        if comm_ns and not [c for c in causes if c.get("kind") == "mpi"]:
+            raise Failure(f"{len(comm_ns)} non-scalable MPI vertices, but no root cause names "
+                          f"the communication loss (report in {report_path})")
+        log(f"communication losses named: {len(comm)}")
+        if ex.name == "alltoall":
+            named = [c for c in comm if "bytes per rank grow" in c.get("explanation", "")]
+            if not named:
+                raise Failure("the all-to-all's loss is not named as communication whose bytes "
+                              f"per rank grow (report in {report_path})")
+            log(f"named: {named[0]['file']}:{named[0]['line']}: {named[0]['explanation']}")
+        high = [c for c in causes
+                if not c.get("communication") and c.get("score", 0) >= HIGH_SCORE]
         if high:
             raise Failure(f"nothing injected, yet {len(high)} root cause(s) score >= {HIGH_SCORE}: "
                           + ", ".join(f"{os.path.basename(c.get('file', '?'))}:{c.get('line')} "
@@ -234,7 +314,7 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["build", "psg", "prof", "show", "detect", "sizes"])
-    parser.add_argument("example", nargs="?", choices=sorted(EXAMPLES))
+    parser.add_argument("example", nargs="?", choices=sorted(list(EXAMPLES) + list(PROGRAMS)))
     parser.add_argument("--variant", choices=["inject", "clean"], default="inject")
     parser.add_argument("--bin-dir", required=True, help="BUILD/bin with scalana and the wrappers")
     parser.add_argument("--source-dir", required=True, help="the repository root")

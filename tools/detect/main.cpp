@@ -3,6 +3,7 @@
 #include "detect/detect.h"
 #include "detect/load.h"
 #include "detect/report.h"
+#include "detect/report_common.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/text_escape.h"
 
@@ -56,8 +57,9 @@ int main(int argc, char **argv) {
   app.add_option("--min-wait", opts.min_wait,
                  "seconds of waiting that make a dependence edge worth following")
       ->capture_default_str();
-  app.add_option("--format", format, "report format")
-      ->check(CLI::IsMember({"text", "json", "html"}))
+  app.add_option("--format", format,
+                 "report format (dot: the PPG's backtracking paths as Graphviz DOT)")
+      ->check(CLI::IsMember({"text", "json", "html", "dot"}))
       ->capture_default_str();
   app.add_option("-o,--output", output, "write the report here instead of stdout");
   app.add_option("--binary", load.binary, "the profiled binary, when it has moved since profiling");
@@ -104,6 +106,8 @@ int main(int argc, char **argv) {
       WriteJsonReport(in, out);
     else if (format == "html")
       WriteHtmlReport(in, out);
+    else if (format == "dot")
+      report_common::WritePpgDot(in, out);
     else
       WriteTextReport(in, out);
     out.flush();

@@ -23,6 +23,7 @@ constexpr Subcommand kSubcommands[] = {
     {"prof", "run a program under the profiler: mpirun -np N scalana prof -o DIR -- ./app"},
     {"show", "print the per-vertex, per-rank data of a run directory"},
     {"detect", "find the root causes of scaling loss from runs at several scales"},
+    {"export", "write runs for Extra-P, Hatchet/Thicket or CUBE (and the PPG as DOT)"},
 };
 
 void PrintUsage(FILE *out) {

@@ -53,8 +53,8 @@ static double Worker(long rounds, long extra_tasks, double *t_work, double *t_ex
     for (int t = 0; t < kTasks; ++t)
       mine += task(seed + t, kLength);
     double t1 = CpuSeconds();
-    for (long e = 0; e < extra_tasks; ++e) // ROOT CAUSE: the last worker's extra task() calls
-      mine += task(seed + kTasks + e, kLength);
+    for (long e = 0; e < extra_tasks; ++e)
+      mine += task(seed + kTasks + e, kLength); // ROOT CAUSE: the last worker's extra task() calls
     *t_extra += CpuSeconds() - t1;
     *t_work += t1 - t0;
     MPI_Send(&mine, 1, MPI_DOUBLE, 0, kTagResult, MPI_COMM_WORLD);

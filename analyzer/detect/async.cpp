@@ -1,0 +1,123 @@
+#include "detect/async.h"
+
+#include <algorithm>
+#include <map>
+
+namespace scalana {
+
+namespace {
+
+bool IssuesOperations(DepKind k) { return k == DepKind::Send || k == DepKind::Rma; }
+
+// Operations per target rank of the rows on one vertex.
+struct Fanout {
+  std::map<int, uint64_t> to;
+  std::map<int, std::vector<int>> from; // target -> producing ranks
+  uint64_t total = 0;
+  DepKind kind = DepKind::Send;
+};
+
+std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
+  std::map<VertexId, Fanout> out;
+  for (const VertexSeries &s : run.series) {
+    // A Wait/Test that completes sends carries rows for them too, but the
+    // producers' loop is where they were issued.
+    if (psg.vertex(s.vertex).mpi_class == MpiClass::Completion)
+      continue;
+    for (const DepEdge &e : s.edges) {
+      if (!IssuesOperations(e.kind) || e.peer_rank < 0 || e.count == 0)
+        continue;
+      // Synchronisation rows (flush, unlock: no data) are not updates.
+      if (e.kind == DepKind::Rma && e.bytes == 0)
+        continue;
+      Fanout &f = out[s.vertex];
+      f.kind = e.kind;
+      f.to[e.peer_rank] += e.count;
+      f.total += e.count;
+      std::vector<int> &p = f.from[e.peer_rank];
+      if (p.empty() || p.back() != e.rank)
+        p.push_back(e.rank);
+    }
+  }
+  return out;
+}
+
+VertexId EnclosingLoop(const Psg &psg, VertexId v) {
+  for (VertexId p = psg.vertex(v).parent; p != kNoVertex; p = psg.vertex(p).parent)
+    if (psg.vertex(p).kind == VertexKind::Loop)
+      return p;
+  return kNoVertex;
+}
+
+} // namespace
+
+double HotShareThreshold(int ranks, const HotSpotOptions &opts) {
+  if (ranks < 2)
+    return 2; // never: one rank has no one to skew towards
+  double fair = 1.0 / ranks;
+  return std::min(opts.share_factor * fair, (1 + fair) / 2);
+}
+
+std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, size_t big,
+                                  const HotSpotOptions &opts) {
+  std::vector<HotSpot> out;
+  if (big >= runs.size())
+    return out;
+  const Run &run = runs[big];
+  const double threshold = HotShareThreshold(run.world_size, opts);
+  for (const auto &[vertex, f] : FanoutByVertex(psg, run)) {
+    if (f.total < opts.min_operations)
+      continue;
+    // A call that addresses one or two ranks by design (workers reporting to
+    // a master, a pipeline's next stage) funnels, it has no hot spot: a hot
+    // spot is one target of many drawing more than its share.
+    if (f.to.size() < std::max<size_t>(2, size_t(run.world_size) / 2))
+      continue;
+    std::vector<std::pair<int, double>> shares;
+    for (const auto &[target, n] : f.to)
+      shares.push_back({target, double(n) / double(f.total)});
+    std::sort(shares.begin(), shares.end(),
+              [](const auto &a, const auto &b) { return a.second > b.second; });
+    for (const auto &[target, share] : shares) {
+      if (share < threshold)
+        break;
+      HotSpot h;
+      h.vertex = vertex;
+      h.loop = EnclosingLoop(psg, vertex);
+      h.kind = f.kind;
+      h.target_rank = target;
+      h.share = share;
+      h.fair_share = 1.0 / run.world_size;
+      h.to_target = f.to.at(target);
+      h.total = f.total;
+      h.producers = f.from.at(target);
+      h.top_targets.assign(shares.begin(), shares.begin() + std::min<size_t>(shares.size(), 4));
+      out.push_back(std::move(h));
+    }
+  }
+  // The same call's hottest target at every scale (another rank id at
+  // another scale: a skew toward "the last rank" moves with the rank count).
+  // A hot spot that holds its share while the fair share falls grows with
+  // the rank count.
+  for (const Run &r : runs) {
+    auto fan = FanoutByVertex(psg, r);
+    for (HotSpot &h : out) {
+      auto it = fan.find(h.vertex);
+      if (it == fan.end() || it->second.total == 0)
+        continue;
+      HotSpot::Scale sc{r.world_size, -1, 0};
+      for (const auto &[target, n] : it->second.to)
+        if (double(n) / it->second.total > sc.share)
+          sc.target = target, sc.share = double(n) / it->second.total;
+      h.by_scale.push_back(sc);
+    }
+  }
+  std::sort(out.begin(), out.end(), [](const HotSpot &a, const HotSpot &b) {
+    if (a.share * a.total != b.share * b.total)
+      return a.share * a.total > b.share * b.total; // most excess operations first
+    return a.vertex < b.vertex;
+  });
+  return out;
+}
+
+} // namespace scalana

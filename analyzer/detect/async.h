@@ -1,0 +1,51 @@
+// Fine-grained asynchronous programs (one-sided MPI, aggregated actor
+// messaging): hot-spot targets, found from the dependence rows' operation
+// counts per peer (docs/async.md).
+#pragma once
+
+#include "detect/ppg.h"
+
+#include <cstdint>
+#include <utility>
+#include <vector>
+
+namespace scalana {
+
+// One target rank that receives far more than its fair share of the
+// operations (sends or one-sided operations) issued at one call site.
+struct HotSpot {
+  VertexId vertex = kNoVertex; // the send or one-sided call issuing them
+  VertexId loop = kNoVertex;   // the innermost loop around it: the producers' loop
+  DepKind kind = DepKind::Send;
+  int target_rank = -1;
+  double share = 0;                  // of the call's operations, in the run it was found in
+  double fair_share = 0;             // 1 / ranks
+  uint64_t to_target = 0, total = 0; // operations
+  std::vector<int> producers;        // ranks that sent to the target
+  // The largest shares of that call's operations, by target rank, largest first.
+  std::vector<std::pair<int, double>> top_targets;
+  // The call's hottest target and its share in every run where it has rows.
+  struct Scale {
+    int ranks = 0, target = -1;
+    double share = 0;
+  };
+  std::vector<Scale> by_scale;
+};
+
+struct HotSpotOptions {
+  // A target is hot when its share reaches twice the fair share 1/P (at most
+  // half-way from the fair share to all of it, so 2 ranks can show one)...
+  double share_factor = 2;
+  // ... over enough operations that the share is not noise.
+  uint64_t min_operations = 100;
+};
+
+// Hot spots of RUNS[BIG] (the largest run), largest share first; their
+// shares at the other scales are filled from RUNS.
+std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, size_t big,
+                                  const HotSpotOptions &opts = {});
+
+// The share threshold at P ranks.
+double HotShareThreshold(int ranks, const HotSpotOptions &opts = {});
+
+} // namespace scalana

@@ -1,0 +1,88 @@
+// Naming and formatting shared by the report writers (text, JSON, HTML) and
+// the exporters, so every output names a vertex the same way.
+#pragma once
+
+#include "detect/report.h"
+
+#include <functional>
+
+#include <ostream>
+#include <string>
+#include <vector>
+
+namespace scalana {
+namespace report_common {
+
+std::string FileOf(const Psg &psg, VertexId v);
+
+std::string FunctionName(const Psg &psg, VertexId v);
+
+std::string BaseName(const std::string &path);
+
+// The calls from main down to V, each with the line it is made from:
+// "main > Dot (cg.c:145)". The same function called from two places gives
+// two vertices at the same line; this is what tells them apart.
+std::vector<std::string> CallSites(const Psg &psg, VertexId v);
+
+std::string VertexName(const Psg &psg, VertexId v);
+
+// "loop in relax", "mpi MPI_Send", "call solve": for lists that show no kind
+// column; with the call site when the code is not main's ("mpi MPI_Allreduce
+// in Dot called at cg.c:145").
+std::string Describe(const Psg &psg, VertexId v);
+
+std::string Where(const Psg &psg, VertexId v);
+
+std::string Fmt(const char *fmt, double x);
+
+std::string RankCount(int n);
+
+std::string RankList(const std::vector<int> &ranks, size_t max = 16);
+
+std::string JoinPath(const std::vector<std::string> &parts);
+
+// Every string of the text report that came from a file or the command line
+// (paths, names, counter names, warnings quoting them): controls escaped.
+std::string Safe(const std::string &s);
+
+// Control characters too: the page may be printed to a terminal.
+std::string HtmlEscape(const std::string &s);
+
+// Where V's relative file name is looked up: the compilation directory of the
+// record holding V's function, then the directories the caller gives.
+std::vector<std::string> SourceDirsOf(const ReportInput &in, VertexId v);
+
+// "x.c not found (looked in /a, /b)": says where, so the fix (run from
+// elsewhere, or move the sources back) is plain.
+std::string NotFound(const ReportInput &in, VertexId v);
+
+const Run &BigRun(const ReportInput &in);
+
+double Total(const ReportInput &in);
+
+// PSG vertices in program order (pre-order from the root, children in
+// execution order): index by VertexId; vertices not reached come last.
+std::vector<size_t> ProgramOrder(const Psg &psg);
+
+// The picture of the PPG part the backtracking walked: one column per rank
+// that a shown path visits, one row per vertex in program order, one node per
+// (vertex, rank) on a path, one arrow per step of each path, taken from the
+// symptom back to the cause. Crossings (steps to another rank over a waiting
+// edge) are class "crossing"; problematic steps' nodes class "problematic".
+struct PpgPicture {
+  std::string dot;        // DOT with pinned positions (lay out with neato -n2)
+  size_t nodes = 0;       // (vertex, rank) nodes on paths
+  size_t crossings = 0;   // distinct arrows between ranks
+  size_t steps = 0;       // distinct arrows within a rank
+  size_t causes = 0;      // root causes whose paths are drawn
+  bool truncated = false; // paths cut to keep the picture readable
+};
+// LINK(v): the URL a node of V leads to ("" for none).
+PpgPicture BuildPpgPicture(const ReportInput &in, size_t max_causes, size_t max_nodes,
+                           const std::function<std::string(VertexId)> &link = {});
+
+// `--format dot`: the PPG picture as DOT on OUT.
+void WritePpgDot(const ReportInput &in, std::ostream &out);
+
+} // namespace report_common
+} // namespace scalana

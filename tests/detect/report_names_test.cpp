@@ -1,0 +1,262 @@
+// Readable names, the PPG picture and the export writers on hand-built runs.
+#include "detect/names.h"
+#include "detect/report_common.h"
+#include "export/export.h"
+#include "scalana/ids.h"
+
+#include <gtest/gtest.h>
+#include <nlohmann/json.hpp>
+
+#include <cstring>
+#include <map>
+#include <sstream>
+
+namespace scalana {
+namespace {
+
+size_t Width(const std::string &s) {
+  size_t n = 0;
+  for (unsigned char c : s)
+    n += (c & 0xC0) != 0x80;
+  return n;
+}
+
+TEST(ReadableName, Fortran) {
+  EXPECT_EQ(ReadableName("_QQmain"), "program");
+  EXPECT_EQ(ReadableName("_QMmodPsub"), "mod::sub");
+  EXPECT_EQ(ReadableName("_QPsolve"), "solve");
+  EXPECT_EQ(ReadableName("_QMphysicsSfluxPupdate"), "physics::flux::update");
+  EXPECT_EQ(ReadableName("_QQmainPinner"), "program::inner");
+  EXPECT_EQ(ReadableName("_Qnotfortran"), "_Qnotfortran") << "not flang's scheme: unchanged";
+}
+
+TEST(ReadableName, CxxDemangledAndElided) {
+  EXPECT_EQ(ReadableName("_Z3fooi"), "foo(int)");
+  EXPECT_EQ(ReadableName("_ZNSt6vectorIiSaIiEE9push_backERKi"),
+            "std::vector<int, std::allocator<int> >::push_back(int const&)");
+  // Too long: template arguments go first, then the parameters.
+  EXPECT_EQ(ReadableName("_ZNSt6vectorIiSaIiEE9push_backERKi", 45),
+            "std::vector<\xE2\x80\xA6>::push_back(int const&)");
+  EXPECT_EQ(ReadableName("_ZNSt6vectorIiSaIiEE9push_backERKi", 30),
+            "std::vector<\xE2\x80\xA6>::push_back(\xE2\x80\xA6)");
+  const std::string raja = "void RAJA::forall<RAJA::policy::omp::omp_parallel_for_exec, "
+                           "RAJA::TypedRangeSegment<long, long>, main::{lambda(long)#1}>"
+                           "(RAJA::TypedRangeSegment<long, long>&&, main::{lambda(long)#1}&&)";
+  EXPECT_EQ(ReadableName(raja, 60), "RAJA::forall<\xE2\x80\xA6>(\xE2\x80\xA6)");
+  EXPECT_EQ(ReadableName(raja, 400), raja) << "short enough: unchanged, return type too";
+}
+
+TEST(ReadableName, OperatorsAndPlainNames) {
+  EXPECT_EQ(ReadableName("main"), "main");
+  EXPECT_EQ(ReadableName("MPI_Allreduce"), "MPI_Allreduce");
+  // operator< is a name, not a template list.
+  EXPECT_EQ(ReadableName("bool operator<(Key const&, Key const&)", 16), "operator<(\xE2\x80\xA6)");
+  EXPECT_EQ(ReadableName("_ZN1AltERKS_"), "A::operator<(A const&)");
+}
+
+TEST(ReadableName, NeverLongerThanAsked) {
+  std::string s(300, 'x');
+  for (size_t max : {8u, 20u, 120u}) {
+    std::string r = ReadableName(s, max);
+    EXPECT_EQ(Width(r), max);
+    EXPECT_EQ(r.substr(r.size() - 3), "\xE2\x80\xA6");
+  }
+  std::string t = "ns::f<" + std::string(200, 'T') + ">(" + std::string(200, 'a') + ")";
+  EXPECT_LE(Width(ReadableName(t, 50)), 50u);
+}
+
+// --- Hand-built runs: main { Loop(11) { MPI_Send(20) } }, the loop slow on
+// the last rank, more so the more ranks.
+struct Tiny {
+  LocalPsg fn;
+  Psg psg;
+  Tiny() {
+    fn.key = fn.name = "main";
+    fn.linkage = "external";
+    fn.loc = {"app.c", 1, 100, 0};
+    auto add = [&](VertexKind k, int32_t parent, uint32_t line, const char *op = "") {
+      LocalVertex v;
+      v.local = uint32_t(fn.vertices.size());
+      v.kind = k;
+      v.parent = parent;
+      v.loc = {"app.c", line, line, 0};
+      if (k == VertexKind::Mpi)
+        v.mpi_op = op, v.mpi_class = MpiClass::P2PBlocking;
+      if (k == VertexKind::Loop)
+        v.loop_depth = 1;
+      fn.vertices.push_back(v);
+      if (parent >= 0)
+        fn.vertices[parent].children.push_back(v.local);
+    };
+    add(VertexKind::Function, -1, 1);
+    add(VertexKind::Loop, 0, 11);
+    add(VertexKind::Mpi, 1, 20, "MPI_Send");
+    psg = Psg::Build({fn});
+  }
+  uint64_t Id(uint32_t local) const {
+    return scalana_vertex_id(scalana_function_hash(fn.key.data(), fn.key.size()), local);
+  }
+  static double LoopTime(int world, int r) { return r == world - 1 ? 0.5 * world : 0.5; }
+  Run MakeRun(int world) {
+    Profile p;
+    p.meta.world_size = world;
+    p.meta.psg_id = "0xabc";
+    p.meta.sampling.hz = 100;
+    p.comms.push_back({});
+    p.contexts = {{Id(1)}, {Id(2)}};
+    for (int r = 0; r < world; ++r) {
+      p.comms[0].push_back(r);
+      RankData rd;
+      rd.rank = r;
+      VertexRow row;
+      row.ctx = 0;
+      row.cpu_seconds = LoopTime(world, r);
+      row.samples = uint64_t(row.cpu_seconds * 100);
+      rd.vertices.push_back(row);
+      rd.mpi.push_back({1, 1, 0.01 * (r + 1), 8});
+      p.ranks.push_back(rd);
+    }
+    return BuildRun(psg, p, "np" + std::to_string(world));
+  }
+};
+
+TEST(Export, ExtrapHasEveryVertexAtEveryScale) {
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(2), t.MakeRun(4)};
+  ExportInput in{t.psg, runs, "app"};
+  std::ostringstream s;
+  WriteExtrapJson(in, s);
+  auto doc = nlohmann::json::parse(s.str());
+  EXPECT_EQ(doc["parameters"], nlohmann::json::array({"p"}));
+  auto &m = doc["measurements"];
+  ASSERT_TRUE(m.contains("main->loop at app.c:11")) << m.dump();
+  ASSERT_TRUE(m.contains("main->loop at app.c:11->MPI_Send at app.c:20"));
+  auto &loop = m["main->loop at app.c:11"]["time"];
+  ASSERT_EQ(loop.size(), 2u);
+  EXPECT_EQ(loop[0]["point"][0], 2);
+  EXPECT_NEAR(loop[0]["values"][0].get<double>(), Tiny::LoopTime(2, 1), 1e-6);
+  EXPECT_EQ(loop[1]["point"][0], 4);
+  EXPECT_NEAR(loop[1]["values"][0].get<double>(), Tiny::LoopTime(4, 3), 1e-6);
+  EXPECT_NEAR(m["main->loop at app.c:11"]["time_mean"][1]["values"][0].get<double>(),
+              (0.5 * 3 + 2.0) / 4, 1e-6);
+}
+
+TEST(Export, HatchetLiteralTree) {
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(4)};
+  ExportInput in{t.psg, runs, "app"};
+  std::ostringstream s;
+  WriteHatchetLiteral(in, 0, s);
+  auto doc = nlohmann::json::parse(s.str());
+  ASSERT_EQ(doc.size(), 1u);
+  EXPECT_EQ(doc[0]["frame"]["name"], "main");
+  EXPECT_EQ(doc[0]["frame"]["type"], "function");
+  ASSERT_EQ(doc[0]["children"].size(), 1u);
+  auto &loop = doc[0]["children"][0];
+  EXPECT_EQ(loop["frame"]["name"], "loop at app.c:11");
+  EXPECT_EQ(loop["frame"]["line"], 11);
+  EXPECT_NEAR(loop["metrics"]["time"].get<double>(), 2.0, 1e-6);
+  EXPECT_EQ(loop["metrics"]["ranks"], 4);
+  EXPECT_GE(loop["metrics"]["time (inc)"].get<double>(), 2.0);
+  ASSERT_EQ(loop["children"].size(), 1u);
+  EXPECT_EQ(loop["children"][0]["frame"]["name"], "MPI_Send at app.c:20");
+  EXPECT_NEAR(loop["children"][0]["metrics"]["mpi"].get<double>(), 0.04, 1e-6);
+}
+
+// Reads the ustar members back: name -> content, checking each checksum.
+std::map<std::string, std::string> Untar(const std::string &tar) {
+  std::map<std::string, std::string> out;
+  size_t pos = 0;
+  while (pos + 512 <= tar.size() && tar[pos] != '\0') {
+    const char *h = tar.data() + pos;
+    unsigned sum = 0;
+    for (int i = 0; i < 512; ++i)
+      sum += (i >= 148 && i < 156) ? ' ' : static_cast<unsigned char>(h[i]);
+    EXPECT_EQ(std::strtoul(std::string(h + 148, 7).c_str(), nullptr, 8), sum);
+    EXPECT_EQ(std::string(h + 257, 5), "ustar");
+    size_t size = std::strtoull(std::string(h + 124, 11).c_str(), nullptr, 8);
+    out[std::string(h)] = tar.substr(pos + 512, size);
+    pos += 512 + (size + 511) / 512 * 512;
+  }
+  EXPECT_EQ(tar.size() % 512, 0u);
+  return out;
+}
+
+TEST(Export, TarArchiveRoundTrips) {
+  std::string big(1300, 'z');
+  auto files = Untar(TarArchive({{"a.txt", "hello"}, {"b.bin", big}, {"empty", ""}}));
+  ASSERT_EQ(files.size(), 3u);
+  EXPECT_EQ(files["a.txt"], "hello");
+  EXPECT_EQ(files["b.bin"], big);
+  EXPECT_EQ(files["empty"], "");
+}
+
+TEST(Export, CubexDenseValuesPerRank) {
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(4)};
+  ExportInput in{t.psg, runs, "app"};
+  auto files = Untar(CubexArchive(in, 0));
+  ASSERT_TRUE(files.count("anchor.xml"));
+  const std::string &anchor = files["anchor.xml"];
+  EXPECT_EQ(anchor.rfind("<?xml", 0), 0u);
+  EXPECT_NE(anchor.find("<uniq_name>cpu_time</uniq_name>"), std::string::npos);
+  // cnodes in pre-order: main 0, loop 1, MPI_Send 2; metric ids in order.
+  EXPECT_NE(anchor.find("<cnode id=\"1\" calleeId=\"1\">"), std::string::npos);
+  EXPECT_NE(anchor.find("<name>loop at app.c:11</name>"), std::string::npos);
+  const std::string &idx = files["1.index"]; // cpu_time
+  ASSERT_GE(idx.size(), 22u);
+  EXPECT_EQ(idx.substr(0, 11), "CUBEX.INDEX");
+  int32_t one, n;
+  std::memcpy(&one, idx.data() + 11, 4);
+  std::memcpy(&n, idx.data() + 18, 4);
+  EXPECT_EQ(one, 1);
+  ASSERT_EQ(n, 3);
+  const std::string &data = files["1.data"];
+  ASSERT_EQ(data.size(), 10u + 8u * 3 * 4);
+  EXPECT_EQ(data.substr(0, 10), "CUBEX.DATA");
+  for (int r = 0; r < 4; ++r) {
+    double v;
+    std::memcpy(&v, data.data() + 10 + 8 * (1 * 4 + r), 8); // cnode 1, location r
+    EXPECT_NEAR(v, Tiny::LoopTime(4, r), 1e-6) << "rank " << r;
+  }
+}
+
+TEST(Export, UnwritableOutputIsAClearError) {
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(2)};
+  ExportInput in{t.psg, runs, "app"};
+  try {
+    Export(in, "extrap", "/proc/no/such/dir/x.json");
+    FAIL() << "no error";
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
+  }
+  EXPECT_THROW(Export(in, "cube", "/proc/version/sub"), Error);
+}
+
+TEST(PpgPicture, NodesAndCrossingsOfThePath) {
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(4)};
+  DetectResult res;
+  RootCause rc;
+  VertexId loop = t.psg.Resolve({t.Id(1)}), send = t.psg.Resolve({t.Id(2)});
+  rc.vertex = loop;
+  rc.culprit_rank = 3;
+  PathStep a{send, 0, 0.01, 0, "start", true}, b{send, 3, 0.04, 1.5, "p2p", false},
+      c{loop, 3, 2.0, 0, "prev", true};
+  rc.path = {a, b, c};
+  res.root_causes.push_back(rc);
+  DetectOptions o;
+  ReportInput in{t.psg, runs, res, o, "app", {}};
+  report_common::PpgPicture pic = report_common::BuildPpgPicture(in, 5, 100);
+  EXPECT_EQ(pic.nodes, 3u);
+  EXPECT_EQ(pic.crossings, 1u);
+  EXPECT_EQ(pic.steps, 1u);
+  EXPECT_NE(pic.dot.find("class=\"crossing"), std::string::npos);
+  EXPECT_NE(pic.dot.find("class=\"ppgnode problematic rootcause\""), std::string::npos);
+  EXPECT_EQ(report_common::BuildPpgPicture(in, 5, 2).nodes, 2u);
+  EXPECT_TRUE(report_common::BuildPpgPicture(in, 5, 2).truncated);
+}
+
+} // namespace
+} // namespace scalana
