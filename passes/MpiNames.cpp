@@ -149,10 +149,41 @@ bool IsIdentifierTail(llvm::StringRef s) {
   return true;
 }
 
+// OpenSHMEM (C): shmem_*, the profiling pshmem_* and the old start_pes,
+// named by their C spelling. They are communication like MPI's one-sided
+// operations: computation time sampled inside them is waiting.
+std::optional<std::string> ShmemOperationOfSymbol(llvm::StringRef s) {
+  if (s == "start_pes")
+    return s.str();
+  if (!s.consume_front("shmem_") && !s.consume_front("pshmem_"))
+    return std::nullopt;
+  if (!IsIdentifierTail(s) || s.lower() != s)
+    return std::nullopt;
+  return "shmem_" + s.str();
+}
+
+MpiClass ClassifyShmemOperation(llvm::StringRef op) {
+  if (op == "start_pes" || op == "shmem_init" || op == "shmem_init_thread" ||
+      op == "shmem_finalize" || op == "shmem_global_exit")
+    return MpiClass::Other;
+  // Barriers, syncs and collectives synchronise every PE (or an active set).
+  for (const char *c : {"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall",
+                        "_to_all", "reduce"})
+    if (op.contains(c))
+      return MpiClass::Collective;
+  // quiet/fence complete what was issued, wait_until/test poll a location.
+  for (const char *c : {"quiet", "fence", "wait", "test"})
+    if (op.contains(c))
+      return MpiClass::Completion;
+  return MpiClass::OneSided; // put, get, p, g, atomics, *_nbi
+}
+
 } // namespace
 
 std::optional<std::string> MpiOperationOfSymbol(llvm::StringRef symbol) {
   llvm::StringRef s = symbol;
+  if (auto op = ShmemOperationOfSymbol(s))
+    return op;
   // C: MPI_Xxx / PMPI_Xxx (the letter after the prefix is upper case).
   if (s.consume_front("MPI_") || s.consume_front("PMPI_")) {
     if (!IsIdentifierTail(s) || !std::isupper(static_cast<unsigned char>(s[0])))
@@ -173,6 +204,8 @@ std::optional<std::string> MpiOperationOfSymbol(llvm::StringRef symbol) {
 }
 
 MpiClass ClassifyMpiOperation(llvm::StringRef op) {
+  if (op.starts_with("shmem_") || op == "start_pes")
+    return ClassifyShmemOperation(op);
   auto it = ClassTable().find(op);
   return it == ClassTable().end() ? MpiClass::Other : it->second;
 }

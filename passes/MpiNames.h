@@ -13,7 +13,9 @@ namespace scalana {
 
 // The C spelling of the MPI operation a symbol calls, or nullopt when the
 // symbol is not an MPI entry point. Accepts `MPI_Send`, `PMPI_Send` and the
-// Fortran symbols `mpi_send_`, `mpi_send__`, `mpi_send_f08_`, `pmpi_send_`.
+// Fortran symbols `mpi_send_`, `mpi_send__`, `mpi_send_f08_`, `pmpi_send_`;
+// also OpenSHMEM's `shmem_*`, `pshmem_*` and `start_pes` (communication
+// vertices too: Open MPI's oshmem runs on MPI).
 std::optional<std::string> MpiOperationOfSymbol(llvm::StringRef symbol);
 
 // Class of an MPI operation in C spelling (`MPI_Isend` -> P2PNonBlocking).
