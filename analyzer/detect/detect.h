@@ -62,7 +62,8 @@ double SlowestClusterMean(std::vector<double> values);
 // (the very problems we look for) are small there, so one growing vertex
 // cannot move the median; in strong scaling the parts that shrink are the
 // large ones there. The nearer of the ideal models wins: weak (0) when the
-// median slope is above -0.5, else strong (-1).
+// median slope is above -0.5, else strong (-1), provided all computation per
+// rank falls too (total slope below -0.25); when the two disagree, weak.
 struct ScalingInference {
   // Computation at the smallest scale must reach this many noise floors
   // (each two samples' worth) before its slope is trusted.
@@ -71,7 +72,8 @@ struct ScalingInference {
   bool enough = false;                    // enough computation time to trust the slope
   ScalingMode chosen = ScalingMode::Weak; // Weak or Strong
   double median_slope = 0;                // the weighted median of the vertex slopes
-  double total_slope = 0;                 // slope of all computation per rank (shown, not used)
+  double total_slope = 0;                 // slope of all computation per rank (busiest ranks)
+  bool disagree = false; // the median says strong, the total is flat: weak kept
   double small_seconds = 0;               // computation at the smallest scale (busiest ranks)
   size_t vertices = 0;                    // computation vertices fitted
 };

@@ -374,6 +374,26 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
     for (std::string &s : sites)
       s = ReadableName(s);
     out << HtmlEscape(JoinPath(sites)) << "</code><br>";
+    // The same figures as the text report: what the cost is of, what a fix
+    // gives back, and for communication what grew.
+    out << "cost: " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
+        << " of its measured " << Fmt("%.3f", rc.rank_time) << " s (wall time "
+        << Fmt("%.3f", rc.wall_time) << " s); if fixed: ";
+    if (rc.saved_seconds > 0)
+      out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
+    else
+      out << "no wall time saved (off the critical path)";
+    if (rc.waiting_ranks > 0)
+      out << ", " << Fmt("%.3f", rc.waits_caused) << " s of waiting on "
+          << HtmlEscape(RankCount(rc.waiting_ranks)) << " traced to it";
+    out << "<br>";
+    if (rc.communication)
+      out << "communication that no computation explains: "
+          << HtmlEscape(rc.explanation) << "<br>";
+    if (rc.thin_data)
+      out << "thin data: " << Fmt("%.1f", rc.signal_to_noise)
+          << " standard deviations; a run about " << Fmt("%.0f", rc.run_longer)
+          << "x longer would settle it<br>";
     for (const CounterEvidence &e : rc.evidence)
       out << HtmlEscape(e.counter) << ": " << Fmt("%.3g", e.culprit) << " vs median "
           << Fmt("%.3g", e.median) << "; ";

@@ -692,6 +692,23 @@ TEST(DetectAutoScaling, WorkInjectedOnOneRankIsStillWeak) {
   EXPECT_EQ(inf.chosen, ScalingMode::Weak);
 }
 
+TEST(DetectAutoScaling, AFallingVertexAloneDoesNotMakeItStrong) {
+  // The larger vertex at the smallest scale falls as 1/p on its busiest
+  // rank, the other grows as much: all computation per rank stays 4 s.
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {2, 4, 8}, [](int p, int) { return 6.0 / p; }, [](int p, int) { return 4.0 - 6.0 / p; });
+  ScalingInference inf = InferScaling(h.psg, runs, 0.02);
+  ASSERT_TRUE(inf.ok);
+  EXPECT_LT(inf.median_slope, -0.5);
+  EXPECT_NEAR(inf.total_slope, 0, 1e-6);
+  EXPECT_TRUE(inf.disagree);
+  EXPECT_EQ(inf.chosen, ScalingMode::Weak);
+  DetectResult res = Detect(h.psg, runs, DetectOptions{});
+  EXPECT_NE(res.scaling_reason.find("flat as in weak scaling"), std::string::npos)
+      << res.scaling_reason;
+}
+
 TEST(DetectAutoScaling, TooLittleComputationAssumesWeakAndSaysSo) {
   // A few samples (10 ms each) of computation that halve with p: one
   // sample more or less would change the slope, so weak is kept.
@@ -711,6 +728,25 @@ TEST(DetectAutoScaling, TooLittleComputationAssumesWeakAndSaysSo) {
   DetectResult s = Detect(h.psg, runs, strong);
   EXPECT_EQ(s.scaling_used, ScalingMode::Strong);
   EXPECT_TRUE(s.scaling_reason.empty());
+}
+
+TEST(DetectNonScalable, CodeOnlySomeRanksRunIsMergedOverThoseRanks) {
+  // Master/worker under weak scaling: rank 0 never runs relax, every worker
+  // runs it 1 s. Averaged over all ranks it would grow from 0.5 s (1 of 2
+  // ranks) to 0.94 s (15 of 16); per rank that runs it, it is constant.
+  HaloProgram h;
+  auto runs = ScalingRuns(
+      h, {2, 4, 8, 16}, [](int, int r) { return r == 0 ? 0.0 : 1.0; },
+      [](int, int) { return 0.5; });
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(h.psg, runs, o);
+  for (const auto &ns : res.non_scalable) {
+    EXPECT_NE(ns.vertex, h.V(h.relax)) << "slope " << ns.slope;
+    if (ns.vertex == h.V(h.relax))
+      for (auto [p, t] : ns.merged)
+        EXPECT_NEAR(t, 1.0, 1e-6) << p << " ranks";
+  }
 }
 
 TEST(DetectNonScalable, GrowthOfAFewSamplesIsNoise) {
