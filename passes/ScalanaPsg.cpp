@@ -412,21 +412,9 @@ bool IsCompilerGenerated(const Function &f, bool fortran_with_debug_info) {
   return sp->isArtificial() && sp->getLine() == 0;
 }
 
-bool IsFortranModuleWithDebugInfo(const Module &m) {
-  for (const DICompileUnit *cu : m.debug_compile_units())
-    switch (cu->getSourceLanguage()) {
-    case dwarf::DW_LANG_Fortran77:
-    case dwarf::DW_LANG_Fortran90:
-    case dwarf::DW_LANG_Fortran95:
-    case dwarf::DW_LANG_Fortran03:
-    case dwarf::DW_LANG_Fortran08:
-    case dwarf::DW_LANG_Fortran18:
-      return true;
-    default:
-      break;
-    }
-  return false;
-}
+std::string LanguageOf(const Module &m);
+
+bool IsFortranModuleWithDebugInfo(const Module &m) { return LanguageOf(m) == "fortran"; }
 
 } // namespace
 

@@ -995,17 +995,7 @@ bool CompletePending(MpiCall &call, ThreadRec &t, MPI_Win win, int32_t target) {
 } // namespace
 
 void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
-  call.add_bytes(bytes);
-  if (target == MPI_PROC_NULL)
-    return;
-  Guarded("rma", [&] {
-    GroupInfo g = WinGroup(win);
-    int32_t world = PeerWorld(g, target);
-    ThreadRec &t = Hold(call);
-    AddPending(t, win, world, g.comm_index);
-    if (uint32_t w = call.dep_weight())
-      AddDep(t, call.context(), DepKind::Rma, world, 0, g.comm_index, w, bytes * w, 0.0);
-  });
+  PostRma(call, MPI_REQUEST_NULL, win, target, bytes);
 }
 
 void RmaLock(MpiCall &call, MPI_Win win, int target) noexcept {
@@ -1192,7 +1182,7 @@ void PostRma(MpiCall &call, MPI_Request req, MPI_Win win, int target, uint64_t b
   call.add_bytes(bytes);
   if (target == MPI_PROC_NULL)
     return;
-  Guarded("post_rma", [&] {
+  Guarded("rma", [&] {
     GroupInfo g = WinGroup(win);
     int32_t world = PeerWorld(g, target);
     ThreadRec &t = Hold(call);
