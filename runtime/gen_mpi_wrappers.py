@@ -35,10 +35,14 @@ def read_spec(path):
             continue
         word, _, rest = line.partition(" ")
         if word == "op":
-            name, cls = rest.split()
+            words = rest.split()
+            if len(words) not in (2, 3) or (len(words) == 3 and words[2] != "untimed"):
+                fail("%s:%d: expected 'op NAME CLASS [untimed]'" % (path, lineno))
+            name, cls = words[0], words[1]
             if cls not in CLASSES:
                 fail("%s:%d: unknown class %s" % (path, lineno, cls))
-            cur = {"name": name, "class": cls, "pre": "", "post": "", "fortran": True}
+            cur = {"name": name, "class": cls, "pre": "", "post": "", "fortran": True,
+                   "timed": len(words) == 2}
             ops.append(cur)
         elif word in ("pre", "post") and cur:
             cur[word] += rest + "\n"
@@ -91,8 +95,8 @@ def c_wrapper(op, params):
     decl = ", ".join(p["decl"] for p in params) or "void"
     args = ", ".join(p["name"] for p in params)
     out = ['extern "C" int MPI_%s(%s) {' % (name, decl),
-           '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s, %s);'
-           % (name, class_enum(cls), CALLER)]
+           '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s, %s%s);'
+           % (name, class_enum(cls), CALLER, timing(op))]
     n = array_length(params)
     for p in params:
         if p["type"] == "MPI_Status *":
@@ -111,6 +115,11 @@ def c_wrapper(op, params):
         out.append("  }")
     out += ["  return rc_;", "}", ""]
     return "\n".join(out)
+
+
+def timing(op):
+    """The MpiCall argument that skips the clock for calls that return at once."""
+    return "" if op["timed"] else ", scalana::rt::MpiCall::kUntimed"
 
 
 def class_enum(cls):
@@ -196,8 +205,8 @@ def fortran_wrappers(op, params):
     fn_type = "void (*)(%s)" % ", ".join(re.sub(r"\s*\w+$", "", fp) for fp in fparams)
     body = ["static void scalana_fortran_%s(%s, %s) {"
             % (name, "void *pmpi_, const void *ra_, const void *fa_", ", ".join(fparams)),
-            '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s, ra_, fa_);'
-            % (name, class_enum(cls))]
+            '  scalana::rt::MpiCall call("MPI_%s", scalana::MpiClass::%s, ra_, fa_%s);'
+            % (name, class_enum(cls), timing(op))]
     body += ["  " + l for l in pre]
     body += ["  " + l for l in op["pre"].splitlines()]
     body.append("  if (!pmpi_) {  // cannot happen: only Fortran code linked to the library calls us")

@@ -720,8 +720,9 @@ template <typename F> void Guarded(const char *what, F &&f) noexcept {
 
 // ---- MpiCall
 
-MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
-                 const void *frame_address) noexcept {
+MpiCall::MpiCall(const char *, MpiClass, const void *return_address, const void *frame_address,
+                 bool timed) noexcept
+    : timed_(timed) {
   // Calls made from inside another wrapped call belong to the outer one.
   if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
     return;
@@ -757,6 +758,8 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address,
   } catch (...) {
     CountError("mpi_context");
   }
+  if (!timed_)
+    return;
   ticks_ = g_seconds_per_tick.load(std::memory_order_relaxed) > 0;
   start_ = ticks_ ? Ticks() : MonoNs();
 }
@@ -765,6 +768,8 @@ void MpiCall::Stop() noexcept {
   if (stopped_)
     return;
   stopped_ = true;
+  if (!timed_)
+    return; // seconds_ stays 0
   if (ticks_) {
     uint64_t now = Ticks();
     seconds_ = now > start_

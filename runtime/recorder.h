@@ -32,8 +32,12 @@ public:
   // RETURN_ADDRESS and FRAME_ADDRESS are the wrapper's own
   // (__builtin_return_address(0), __builtin_frame_address(0)): they key the
   // call site's context (call_sites.h).
-  MpiCall(const char *op, MpiClass cls, const void *return_address,
-          const void *frame_address) noexcept;
+  // kUntimed: the call only starts an operation and returns at once; it
+  // reads no clock (two TSC reads cost as much as such a call) and adds no
+  // time to its row. What it costs is CPU time the sampler attributes to it.
+  static constexpr bool kUntimed = false;
+  MpiCall(const char *op, MpiClass cls, const void *return_address, const void *frame_address,
+          bool timed = true) noexcept;
   ~MpiCall();
   MpiCall(const MpiCall &) = delete;
   MpiCall &operator=(const MpiCall &) = delete;
@@ -53,7 +57,7 @@ public:
 private:
   ThreadSamples *thread_ = nullptr; // the calling thread's table, if sampled
   ThreadRec *held_ = nullptr;
-  bool active_ = false, stopped_ = false, ticks_ = false;
+  bool active_ = false, stopped_ = false, ticks_ = false, timed_ = true;
   uint32_t ctx_ = 0, dep_weight_ = 1;
   uint64_t start_ = 0; // Ticks() when ticks_, else nanoseconds of CLOCK_MONOTONIC
   double seconds_ = 0;
