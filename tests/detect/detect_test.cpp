@@ -1225,6 +1225,43 @@ TEST(DetectReport, CallSitesTellTwoCallsOfOneFunctionApart) {
   EXPECT_NE(t.find("(2 ranks,"), std::string::npos) << t;
 }
 
+TEST(DetectReport, NonScalableRowsThatReadAlikeShowTheirCallPaths) {
+  // main calls Solve at 10 and at 11; Solve calls Dot at 50; Dot's
+  // Allreduce (99) grows in both contexts. Both rows read "mpi
+  // MPI_Allreduce in Dot called at app.c:50" unless their paths are shown.
+  FnBuilder main{"main"}, solve{"Solve", 40}, dot{"Dot", 90};
+  uint32_t call10 = main.Add(0, VertexKind::Call, 10, "Solve");
+  uint32_t call11 = main.Add(0, VertexKind::Call, 11, "Solve");
+  uint32_t work = main.Add(0, VertexKind::Loop, 20);
+  uint32_t call50 = solve.Add(0, VertexKind::Call, 50, "Dot");
+  uint32_t allreduce = dot.Add(0, VertexKind::Mpi, 99, "MPI_Allreduce", MpiClass::Collective);
+  Psg psg = Psg::Build({main.fn, solve.fn, dot.fn});
+  std::vector<scalana::Run> runs;
+  for (int p : {2, 4, 8}) {
+    ProfileBuilder b(p);
+    std::vector<uint32_t> ctx;
+    for (uint32_t site : {call10, call11}) {
+      b.p.contexts.push_back({main.Id(site), solve.Id(call50), dot.Id(allreduce)});
+      ctx.push_back(uint32_t(b.p.contexts.size() - 1));
+    }
+    for (int r = 0; r < p; ++r) {
+      b.Cpu(r, main.Id(work), 2.0);
+      b.p.ranks[r].mpi.push_back({ctx[0], 1, 0.3 * p, 0});
+      b.p.ranks[r].mpi.push_back({ctx[1], 1, 0.2 * p, 0});
+    }
+    runs.push_back(BuildRun(psg, b.p, "np" + std::to_string(p)));
+  }
+  DetectOptions o;
+  DetectResult res = Detect(psg, runs, o);
+  ASSERT_EQ(res.non_scalable.size(), 2u);
+  ReportInput in{psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream text;
+  WriteTextReport(in, text);
+  std::string t = text.str();
+  EXPECT_NE(t.find("via main > Solve (app.c:10) > Dot (app.c:50)"), std::string::npos) << t;
+  EXPECT_NE(t.find("via main > Solve (app.c:11) > Dot (app.c:50)"), std::string::npos) << t;
+}
+
 TEST(DetectReport, SourceSnippetMarksTheLine) {
   char tmpl[] = "/tmp/scalana-snippet-XXXXXX";
   std::string d = mkdtemp(tmpl);
