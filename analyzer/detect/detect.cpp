@@ -830,14 +830,21 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
         if (r != cause->rank && w > opts.min_wait)
           waits[r] = std::max(waits[r], w);
       };
+      auto add_members = [&](VertexId collective) {
+        if (const VertexSeries *cs = big.Find(collective))
+          for (const DepEdge &e : cs->edges)
+            if (e.kind == DepKind::Coll)
+              add_wait(e.rank, e.wait);
+      };
+      // A path that starts at a collective on the culprit's own rank started
+      // at its latest arrival: everyone else there waited for it.
+      if (path.front().rank == cause->rank && IsCollective(psg, path.front().vertex))
+        add_members(path.front().vertex);
       for (size_t i = 1; i < path.size(); ++i)
         if (path[i].via == "p2p" || path[i].via == "collective" || path[i].via == "rma") {
           add_wait(path[i - 1].rank, path[i].wait);
           if (path[i].via == "collective")
-            if (const VertexSeries *cs = big.Find(path[i - 1].vertex))
-              for (const DepEdge &e : cs->edges)
-                if (e.kind == DepKind::Coll)
-                  add_wait(e.rank, e.wait);
+            add_members(path[i - 1].vertex);
           break;
         }
 

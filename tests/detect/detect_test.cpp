@@ -579,6 +579,10 @@ TEST(DetectNonScalable, WeakScalingFindsTheGrowingVertexAndItsCause) {
   EXPECT_EQ(rc->culprit_rank, 15);
   EXPECT_EQ(rc->path.front().vertex, h.V(h.allreduce));
   EXPECT_EQ(rc->path.front().rank, 15);
+  // The path starts at the latest arrival itself: every other member's wait
+  // there is the cause's (1.6 s each at 16 ranks).
+  EXPECT_EQ(rc->waiting_ranks, 15);
+  EXPECT_NEAR(rc->waits_caused, 15 * 1.6, 1e-4);
   EXPECT_GT(rc->score, 0.3);
   EXPECT_LE(rc->score, 1.0);
 
