@@ -897,6 +897,32 @@ TEST(DetectRanking, CommunicationLossIsNamedWithWhatGrew) {
   EXPECT_NE(f->explanation.find("do not"), std::string::npos) << f->explanation;
 }
 
+TEST(DetectRanking, ACallsOwnSamplesLeadIntoTheCalledCode) {
+  // A lambda inlined into a forall: rank 7's extra work shows mostly as
+  // samples on the call's line (19 against a median of 3: abnormal), a
+  // little in the lambda's loop (28 against 22: noise alone). The line to
+  // fix is the loop; its cost includes the call's samples.
+  FnBuilder main{"main"}, body{"Body", 90};
+  uint32_t call = main.Add(0, VertexKind::Call, 32, "Body");
+  uint32_t loop = body.Add(0, VertexKind::Loop, 100);
+  Psg psg = Psg::Build({main.fn, body.fn});
+  ProfileBuilder b(8);
+  b.p.contexts.push_back({main.Id(call), body.Id(loop)});
+  uint32_t in_loop = uint32_t(b.p.contexts.size() - 1);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, main.Id(call), r == 7 ? 0.19 : 0.03);
+    double loop_s = r == 7 ? 0.28 : 0.22;
+    b.p.ranks[r].vertices.push_back({in_loop, uint64_t(loop_s * 100), loop_s, {}});
+  }
+  scalana::Run run = BuildRun(psg, b.p, "run8");
+  DetectResult res = Detect(psg, {run}, DetectOptions{});
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_EQ(rc.vertex, psg.Resolve({main.Id(call), body.Id(loop)}));
+  EXPECT_EQ(rc.culprit_rank, 7);
+  EXPECT_NEAR(rc.cost_seconds, 0.16 + 0.06, 1e-4);
+}
+
 TEST(DetectRanking, ThinEvidenceSaysHowMuchLongerToRun) {
   // At 100 Hz rank 2's tail takes 12 samples against a median of 5: abnormal,
   // but 7 samples over the median is 3.1 standard deviations of its count.
