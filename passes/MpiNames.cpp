@@ -167,8 +167,8 @@ MpiClass ClassifyShmemOperation(llvm::StringRef op) {
       op == "shmem_finalize" || op == "shmem_global_exit")
     return MpiClass::Other;
   // Barriers, syncs and collectives synchronise every PE (or an active set).
-  for (const char *c : {"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall",
-                        "_to_all", "reduce"})
+  for (const char *c :
+       {"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall", "_to_all", "reduce"})
     if (op.contains(c))
       return MpiClass::Collective;
   // quiet/fence complete what was issued, wait_until/test poll a location.

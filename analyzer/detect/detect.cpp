@@ -840,20 +840,19 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     if (cause) {
       const VertexId cause_vertex = costliest_inside(cause->vertex, cause->rank);
       auto [pos, fresh] = cause_index.try_emplace(cause_vertex, res.root_causes.size());
-      if (fresh && cause_vertex != cause->vertex)
-        call_site_cost[cause_vertex] = {cause->rank, cost_of(cause->vertex, cause->rank)};
       if (fresh) {
+        if (cause_vertex != cause->vertex)
+          call_site_cost[cause_vertex] = {cause->rank, cost_of(cause->vertex, cause->rank)};
         RootCause rc;
         rc.vertex = cause_vertex;
         rc.culprit_rank = cause->rank;
         rc.path = path;
         res.root_causes.push_back(std::move(rc));
+        waits_of.emplace_back();
       }
       RootCause &rc = res.root_causes[pos->second];
       if (std::find(rc.ranks.begin(), rc.ranks.end(), cause->rank) == rc.ranks.end())
         rc.ranks.push_back(cause->rank);
-      if (fresh)
-        waits_of.emplace_back();
       // The waiting this path starts with, at its first crossing: the start
       // rank's wait, and at a collective every member's (the culprit
       // arrived last; one path stands for all of them).

@@ -73,7 +73,7 @@ struct ScalingInference {
   ScalingMode chosen = ScalingMode::Weak; // Weak or Strong
   double median_slope = 0;                // the weighted median of the vertex slopes
   double total_slope = 0;                 // slope of all computation per rank (busiest ranks)
-  bool disagree = false; // the median says strong, the total is flat: weak kept
+  bool disagree = false;                  // the median says strong, the total is flat: weak kept
   double small_seconds = 0;               // computation at the smallest scale (busiest ranks)
   size_t vertices = 0;                    // computation vertices fitted
 };

@@ -388,8 +388,7 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
           << HtmlEscape(RankCount(rc.waiting_ranks)) << " traced to it";
     out << "<br>";
     if (rc.communication)
-      out << "communication that no computation explains: "
-          << HtmlEscape(rc.explanation) << "<br>";
+      out << "communication that no computation explains: " << HtmlEscape(rc.explanation) << "<br>";
     if (rc.thin_data)
       out << "thin data: " << Fmt("%.1f", rc.signal_to_noise)
           << " standard deviations; a run about " << Fmt("%.0f", rc.run_longer)

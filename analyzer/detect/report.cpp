@@ -166,12 +166,12 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex))) << "\n";
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
     out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
-        << " (" << (rc.communication ? "growth beyond the expected scaling" : "time over its median")
+        << " ("
+        << (rc.communication ? "growth beyond the expected scaling" : "time over its median")
         << "): " << Percent(rc.cost_seconds, rc.rank_time) << " of that rank's measured "
         << Fmt("%.3f", rc.rank_time) << " s, " << Percent(rc.cost_seconds, rc.wall_time)
         << " of the run's " << Fmt("%.3f", rc.wall_time) << " s wall time; score "
-        << Fmt("%.3f", rc.score) << " (of the busiest rank's " << Fmt("%.3f", Total(in))
-        << " s)\n";
+        << Fmt("%.3f", rc.score) << " (of the busiest rank's " << Fmt("%.3f", Total(in)) << " s)\n";
     out << "    time:      rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
         << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s\n";
     out << "    if fixed:  ";
@@ -253,10 +253,9 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     std::string label = Where(in.psg, ns.vertex) + "  " + Describe(in.psg, ns.vertex);
     if (seen_labels[label] > 1)
       label += "  via " + JoinPath(CallSites(in.psg, ns.vertex));
-    out << "  " << Safe(label)
-        << "  slope " << Fmt("%.2f", ns.slope) << " (expected " << Fmt("%.2f", ns.expected)
-        << "), share " << Fmt("%.1f", 100 * ns.share) << "%, score " << Fmt("%.3f", ns.score)
-        << "  [";
+    out << "  " << Safe(label) << "  slope " << Fmt("%.2f", ns.slope) << " (expected "
+        << Fmt("%.2f", ns.expected) << "), share " << Fmt("%.1f", 100 * ns.share) << "%, score "
+        << Fmt("%.3f", ns.score) << "  [";
     for (size_t i = 0; i < ns.merged.size(); ++i)
       out << (i ? " " : "") << ns.merged[i].first << ":" << Fmt("%.3g", ns.merged[i].second);
     out << "]\n";

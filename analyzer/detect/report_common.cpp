@@ -44,8 +44,8 @@ std::vector<std::string> CallSites(const Psg &psg, VertexId v) {
   std::vector<std::string> parts;
   for (const CallSite &c : psg.CallSites(v))
     parts.push_back(c.loc.line == 0 ? ReadableName(c.function)
-                                    : ReadableName(c.function) + " (" + BaseName(c.loc.file) +
-                                          ":" + std::to_string(c.loc.line) + ")");
+                                    : ReadableName(c.function) + " (" + BaseName(c.loc.file) + ":" +
+                                          std::to_string(c.loc.line) + ")");
   return parts;
 }
 

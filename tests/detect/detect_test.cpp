@@ -323,8 +323,7 @@ TEST(DetectPpg, ReusedTagsArePairedByMessageNumbers) {
     for (DepRow &d : rd.deps)
       d.seqs.clear();
   scalana::Run old = BuildRun(psg, b.p, "run2");
-  EXPECT_EQ(old.Find(psg.Resolve({m.Id(wait)}))->edges[0].peer_vertex,
-            psg.Resolve({m.Id(setup)}));
+  EXPECT_EQ(old.Find(psg.Resolve({m.Id(wait)}))->edges[0].peer_vertex, psg.Resolve({m.Id(setup)}));
 }
 
 TEST(DetectPpg, MissingRanksAreNamedAndSkipped) {
