@@ -65,7 +65,10 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
     return out;
   const Run &run = runs[big];
   const double threshold = HotShareThreshold(run.world_size, opts);
-  for (const auto &[vertex, f] : FanoutByVertex(psg, run)) {
+  std::vector<std::map<VertexId, Fanout>> fans;
+  for (const Run &r : runs)
+    fans.push_back(FanoutByVertex(psg, r));
+  for (const auto &[vertex, f] : fans[big]) {
     if (f.total < opts.min_operations)
       continue;
     // A call that addresses one or two ranks by design (workers reporting to
@@ -99,13 +102,12 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
   // another scale: a skew toward "the last rank" moves with the rank count).
   // A hot spot that holds its share while the fair share falls grows with
   // the rank count.
-  for (const Run &r : runs) {
-    auto fan = FanoutByVertex(psg, r);
+  for (size_t ri = 0; ri < runs.size(); ++ri) {
     for (HotSpot &h : out) {
-      auto it = fan.find(h.vertex);
-      if (it == fan.end() || it->second.total == 0)
+      auto it = fans[ri].find(h.vertex);
+      if (it == fans[ri].end() || it->second.total == 0)
         continue;
-      HotSpot::Scale sc{r.world_size, -1, 0};
+      HotSpot::Scale sc{runs[ri].world_size, -1, 0};
       for (const auto &[target, n] : it->second.to)
         if (double(n) / it->second.total > sc.share)
           sc.target = target, sc.share = double(n) / it->second.total;
@@ -113,8 +115,8 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
     }
   }
   std::sort(out.begin(), out.end(), [](const HotSpot &a, const HotSpot &b) {
-    if (a.share * a.total != b.share * b.total)
-      return a.share * a.total > b.share * b.total; // most excess operations first
+    if (a.to_target != b.to_target)
+      return a.to_target > b.to_target; // most operations drawn first
     return a.vertex < b.vertex;
   });
   return out;

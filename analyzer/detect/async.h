@@ -40,8 +40,8 @@ struct HotSpotOptions {
   uint64_t min_operations = 100;
 };
 
-// Hot spots of RUNS[BIG] (the largest run), largest share first; their
-// shares at the other scales are filled from RUNS.
+// Hot spots of RUNS[BIG] (the largest run), most operations drawn to the
+// target first; the call's hottest target at every scale is filled from RUNS.
 std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, size_t big,
                                   const HotSpotOptions &opts = {});
 

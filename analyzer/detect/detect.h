@@ -165,7 +165,7 @@ struct DetectResult {
   std::vector<RootCause> root_causes;       // largest cost first
   std::vector<std::vector<PathStep>> paths; // every backtracking path
   std::vector<std::string> warnings;
-  std::vector<HotSpot> hot_spots; // of the largest run, most excess operations first
+  std::vector<HotSpot> hot_spots; // of the largest run, most operations drawn first
 };
 
 // RUNS must share PSG (their vertex ids come from it). Throws Error when RUNS

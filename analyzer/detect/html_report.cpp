@@ -29,7 +29,6 @@ using namespace report_common;
 
 namespace {
 
-std::string Name(const Psg &psg, VertexId v) { return ReadableName(VertexName(psg, v)); }
 std::string Desc(const Psg &psg, VertexId v) { return ReadableName(Describe(psg, v), 160); }
 
 // Runs Graphviz on DOT (neato with the pinned positions BuildPpgPicture
@@ -230,14 +229,14 @@ void PsgTree(const ReportInput &in, const Run &run, VertexId v, int depth, size_
     exc = std::max(exc, ExclusiveTime(in.psg, *s, i));
   }
   const Vertex &x = in.psg.vertex(v);
-  std::string file = FileOf(in.psg, v), fn = ReadableName(FunctionName(in.psg, v));
-  std::string key = file + " " + fn + " " + Name(in.psg, v) + " " + BaseName(file) + ":" +
+  std::string file = FileOf(in.psg, v), fn = FunctionName(in.psg, v);
+  std::string key = file + " " + fn + " " + VertexName(in.psg, v) + " " + BaseName(file) + ":" +
                     std::to_string(x.loc.line);
   std::transform(key.begin(), key.end(), key.begin(),
                  [](unsigned char c) { return char(std::tolower(c)); });
   std::ostringstream label;
   label << "<span class=pn data-s=\"" << HtmlEscape(key) << "\"><b>" << ToString(x.kind) << "</b> "
-        << HtmlEscape(Name(in.psg, v)) << " <code>"
+        << HtmlEscape(VertexName(in.psg, v)) << " <code>"
         << HtmlEscape(BaseName(file) + ":" + std::to_string(x.loc.line)) << "</code> incl "
         << Fmt("%.3f", inc) << " s, excl " << Fmt("%.3f", exc) << " s</span>";
   bool has_children = false;
@@ -366,14 +365,11 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
     const Vertex &x = in.psg.vertex(rc.vertex);
     out << "<div class=cause id=cause" << ++n << "><b>#" << n << " " << ToString(x.kind)
         << " at <a href='#src-v" << rc.vertex << "'><code>" << HtmlEscape(Where(in.psg, rc.vertex))
-        << "</code></a></b> in <code>" << HtmlEscape(ReadableName(FunctionName(in.psg, rc.vertex)))
+        << "</code></a></b> in <code>" << HtmlEscape(FunctionName(in.psg, rc.vertex))
         << "</code> &mdash; " << Fmt("%.3f", rc.cost_seconds) << " s ("
         << Fmt("%.1f", 100 * rc.score) << "%), ranks " << HtmlEscape(RankList(rc.ranks))
         << "<br>call path: <code>";
-    std::vector<std::string> sites = CallSites(in.psg, rc.vertex);
-    for (std::string &s : sites)
-      s = ReadableName(s);
-    out << HtmlEscape(JoinPath(sites)) << "</code><br>";
+    out << HtmlEscape(JoinPath(CallSites(in.psg, rc.vertex))) << "</code><br>";
     // The same figures as the text report: what the cost is of, what a fix
     // gives back, and for communication what grew.
     out << "cost: " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
@@ -407,7 +403,7 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
       }
       out << "<tr" << (ps.problematic ? " class=prob" : "") << "><td>"
           << ToString(in.psg.vertex(ps.vertex).kind) << "</td><td>"
-          << HtmlEscape(Name(in.psg, ps.vertex)) << "</td><td>" << ps.rank << "</td><td>"
+          << HtmlEscape(VertexName(in.psg, ps.vertex)) << "</td><td>" << ps.rank << "</td><td>"
           << HtmlEscape(Where(in.psg, ps.vertex)) << "</td><td>" << Fmt("%.3f", ps.time)
           << "</td><td>" << HtmlEscape(ps.via) << "</td><td>" << Fmt("%.3f", ps.wait)
           << "</td></tr>";

@@ -1,6 +1,5 @@
 #include "export/export.h"
 
-#include "detect/names.h"
 #include "detect/report_common.h"
 #include "scalana/profile.h"
 
@@ -115,18 +114,10 @@ void MakeDir(const std::string &dir) {
 std::string ExportNodeName(const Psg &psg, VertexId v) {
   const Vertex &x = psg.vertex(v);
   if (x.kind == VertexKind::Function)
-    return ReadableName(report_common::FunctionName(psg, v));
-  std::string what;
-  switch (x.kind) {
-  case VertexKind::Mpi:
-    what = x.label;
-    break;
-  case VertexKind::Call:
-    what = x.label.empty() ? "(indirect)" : ReadableName(x.label);
-    break;
-  default:
-    what = ToString(x.kind);
-  }
+    return report_common::FunctionName(psg, v);
+  std::string what = x.kind == VertexKind::Mpi || x.kind == VertexKind::Call
+                         ? report_common::VertexName(psg, v)
+                         : std::string(ToString(x.kind));
   return what + " at " + Base(report_common::FileOf(psg, v)) + ":" + std::to_string(x.loc.line);
 }
 
