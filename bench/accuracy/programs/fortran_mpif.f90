@@ -66,7 +66,7 @@ program fortran_mpif
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, my_rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, num_ranks, ierr)
-  call parse_options(inject, iters)
+  call parse_options('fortran_mpif', 60, inject, iters)
   culprit = 0
   left = mod(my_rank - 1 + num_ranks, num_ranks)
   right = mod(my_rank + 1, num_ranks)
@@ -107,34 +107,5 @@ program fortran_mpif
 
 contains
 
-  subroutine parse_options(inject, iters)
-    logical, intent(out) :: inject
-    integer, intent(out) :: iters
-    character(len=64) :: word
-    integer :: arg, status, ierr
-    logical :: bad
-    inject = .false.
-    iters = 60
-    bad = .false.
-    arg = 1
-    do while (arg <= command_argument_count())
-      call get_command_argument(arg, word)
-      select case (trim(word))
-      case ('--inject', '-i')
-        inject = .true.
-      case ('--iters')
-        arg = arg + 1
-        call get_command_argument(arg, word)
-        read (word, *, iostat=status) iters
-        if (status /= 0) bad = .true.
-      case default
-        bad = .true.
-      end select
-      arg = arg + 1
-    end do
-    if (bad .or. iters < 1) then
-      if (my_rank == 0) write (*, '(a)') 'usage: fortran_mpif [--inject|-i] [--iters N]'
-      call MPI_Abort(MPI_COMM_WORLD, 2, ierr)
-    end if
-  end subroutine parse_options
+  include 'options.inc'
 end program fortran_mpif
