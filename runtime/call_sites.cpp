@@ -8,28 +8,8 @@
 #include <unordered_map>
 
 namespace scalana::rt {
+namespace call_sites {
 namespace {
-
-struct Slot {
-  uintptr_t address; // where the return address was stored
-  uintptr_t value;   // the return address
-};
-
-struct Entry {
-  std::vector<Slot> slots; // the frames outside the key frame; empty: check impossible
-  std::vector<uint64_t> frames;
-  uint64_t calls = 0;
-  uint32_t index = CallSiteContext::kNoIndex;
-  bool checkable = false;
-};
-
-struct Key {
-  uintptr_t ra, fa;
-  bool operator==(const Key &o) const { return ra == o.ra && fa == o.fa; }
-};
-struct KeyHash {
-  size_t operator()(const Key &k) const { return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa); }
-};
 
 // Bounded: a program whose stacks vary without end (alloca in a recursion)
 // starts over rather than grow. Contexts already interned are kept by the
@@ -97,36 +77,18 @@ void Unwind(uintptr_t ra, Entry &e) {
   e.frames.assign(out, out + len);
 }
 
-bool StillValid(const Entry &e) {
-  if (!e.checkable)
-    return false;
-  for (const Slot &s : e.slots)
-    if (*reinterpret_cast<const uintptr_t *>(s.address) != s.value)
-      return false;
-  return true;
-}
-
 } // namespace
 
-CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
-  // Initial-exec TLS: no __tls_get_addr call per access (always preloaded).
-  thread_local std::unordered_map<Key, Entry, KeyHash> entries
-      __attribute__((tls_model("initial-exec")));
-  // A loop of MPI calls repeats a few keys: the previous one is checked
-  // first, without hashing (entries of an unordered_map stay put).
-  thread_local Key last_key __attribute__((tls_model("initial-exec"))){0, 0};
-  thread_local Entry *last __attribute__((tls_model("initial-exec"))) = nullptr;
-  Key key{uintptr_t(return_address), uintptr_t(frame_address)};
-  if (last && last_key == key && StillValid(*last))
-    return CallSiteContext{last->frames.data(), uint32_t(last->frames.size()), &last->calls,
-                           &last->index};
+CallSiteContext Lookup(Cache &cache, Key key) {
+  auto &entries = cache.entries;
+  Entry *&last = cache.last;
   if (entries.size() >= kMaxEntries) {
     entries.clear();
     last = nullptr;
   }
   auto [it, fresh] = entries.try_emplace(key);
   Entry &e = it->second;
-  last_key = key;
+  cache.last_key = key;
   last = &e;
   if (fresh || !StillValid(e)) {
     // A key seen before with another chain of calls (a different caller at
@@ -137,7 +99,8 @@ CallSiteContext ContextOfCall(const void *return_address, const void *frame_addr
     }
     Unwind(key.ra, e);
   }
-  return CallSiteContext{e.frames.data(), uint32_t(e.frames.size()), &e.calls, &e.index};
+  return Of(e);
 }
 
+} // namespace call_sites
 } // namespace scalana::rt

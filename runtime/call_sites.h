@@ -14,9 +14,11 @@
 // by the check.
 #pragma once
 
+#include "late_thread_local.h"
 #include "signal_safe/thread_samples.h"
 
 #include <cstdint>
+#include <unordered_map>
 #include <vector>
 
 namespace scalana::rt {
@@ -30,12 +32,69 @@ struct CallSiteContext {
   static constexpr uint32_t kNoIndex = UINT32_MAX;
 };
 
+namespace call_sites {
+
+struct Slot {
+  uintptr_t address; // where the return address was stored
+  uintptr_t value;   // the return address
+};
+
+struct Entry {
+  std::vector<Slot> slots; // the frames outside the key frame; empty: check impossible
+  std::vector<uint64_t> frames;
+  uint64_t calls = 0;
+  uint32_t index = CallSiteContext::kNoIndex;
+  bool checkable = false;
+};
+
+struct Key {
+  uintptr_t ra, fa;
+  bool operator==(const Key &o) const { return ra == o.ra && fa == o.fa; }
+};
+struct KeyHash {
+  size_t operator()(const Key &k) const { return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa); }
+};
+
+// This thread's entries. A loop of MPI calls repeats a few keys: the
+// previous one is checked first, without hashing (entries of an
+// unordered_map stay put).
+struct Cache {
+  std::unordered_map<Key, Entry, KeyHash> entries;
+  Key last_key{0, 0};
+  Entry *last = nullptr;
+};
+
+// Whether the stack still holds the chain of calls E was unwound from.
+inline bool StillValid(const Entry &e) {
+  if (!e.checkable)
+    return false;
+  for (const Slot &s : e.slots)
+    if (*reinterpret_cast<const uintptr_t *>(s.address) != s.value)
+      return false;
+  return true;
+}
+
+inline CallSiteContext Of(Entry &e) {
+  return CallSiteContext{e.frames.data(), uint32_t(e.frames.size()), &e.calls, &e.index};
+}
+
+// Every other case: a new key, or a key whose chain of calls changed.
+CallSiteContext Lookup(Cache &cache, Key key);
+
+} // namespace call_sites
+
 // The context of the MPI call whose wrapper returns to RETURN_ADDRESS and
 // has frame address FRAME_ADDRESS (__builtin_return_address(0) and
 // __builtin_frame_address(0) in the wrapper). Not async-signal-safe (it may
 // allocate); it keeps the sampler out of libunwind while it unwinds
 // (ThreadSamples::unwinding). The result stays valid until the next call on
-// this thread.
-CallSiteContext ContextOfCall(const void *return_address, const void *frame_address);
+// this thread. Inline: the repeated call, the common case, is a few loads.
+inline CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
+  call_sites::Cache &cache = LateThreadLocal<call_sites::Cache>::Get();
+  call_sites::Key key{uintptr_t(return_address), uintptr_t(frame_address)};
+  if (cache.last && cache.last_key == key && call_sites::StillValid(*cache.last))
+    return call_sites::Of(*cache.last);
+  return call_sites::Lookup(cache, key);
+}
 
 } // namespace scalana::rt

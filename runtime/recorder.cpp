@@ -2,16 +2,17 @@
 //
 // Per-call path (docs/runtime.md, "Cost of a wrapped call"): every thread
 // aggregates into its own ThreadRec (MPI rows by context index, dependence
-// rows and pending requests in open-addressing tables), guarded by a
-// spinlock that only its own calls take, once per call, and that the writer
-// thread takes while it reads the tables for a snapshot. Nothing is merged
-// until a snapshot: the common call takes no shared lock, allocates nothing
-// and touches no cache line another thread writes, except the atomic counter
-// of its message channel.
+// rows and pending requests in open-addressing tables). A spinlock guards
+// what other threads touch: the writer thread reads the rows for a snapshot,
+// and a thread may complete a request another one posted; a call takes it
+// at most once. Nothing is merged until a snapshot: the common call takes no
+// shared lock, allocates nothing and touches no cache line another thread
+// writes, except the atomic counter of its message channel.
 #include "recorder.h"
 
 #include "call_sites.h"
 #include "config.h"
+#include "late_thread_local.h"
 #include "runtime.h"
 
 #include <pthread.h>
@@ -56,10 +57,25 @@ uint64_t Mix(uint64_t h) {
   return h;
 }
 
+// Only the owning thread writes a record's MPI rows, most calls without the
+// record's lock (MpiCall's destructor), while a snapshot may read them under
+// it: both sides use relaxed atomic accesses, which on x86-64 are plain
+// loads and stores. The lock still orders what matters: only the owner
+// resizes the rows, and it does that holding the lock.
 struct MpiAgg {
   uint64_t calls = 0, bytes = 0;
   double seconds = 0;
 };
+
+template <typename T> T RelaxedLoad(const T &v) {
+  T out;
+  __atomic_load(&v, &out, __ATOMIC_RELAXED);
+  return out;
+}
+template <typename T> void RelaxedAdd(T &v, T d) {
+  T sum = RelaxedLoad(v) + d;
+  __atomic_store(&v, &sum, __ATOMIC_RELAXED);
+}
 
 struct DepKey {
   uint32_t ctx;
@@ -278,14 +294,15 @@ private:
 };
 
 // One-sided operations issued on this thread and not yet completed by a
-// synchronisation, per (window, target world rank).
+// synchronisation, per (window, target rank in the window's group): the
+// operation only counts itself; its target becomes a world rank when a
+// synchronisation completes it, once per target and epoch.
 struct PendingRma {
   uint64_t ops = 0;
-  uint32_t comm_index = 0;
 };
 struct WinTarget {
   MPI_Win win;
-  int32_t target;
+  int32_t target; // in the window's group
   bool operator==(const WinTarget &o) const { return win == o.win && target == o.target; }
 };
 struct WinTargetHash {
@@ -330,14 +347,18 @@ constexpr double kOwnerLockSeconds = 2.0, kPeerLockSeconds = 0.1;
 // What one thread recorded. Created at the thread's first recorded call,
 // linked into a list that is never shortened (the writer reads it without a
 // lock); a thread that ends leaves its data there and its record to the
-// next new thread, which adds to it. Everything in it is guarded by LOCK.
+// next new thread, which adds to it. One thread at a time owns a record.
+// LOCK guards what other threads touch: the writer reads MPI and dependence
+// rows, a thread completing a request another one posted changes REQUESTS.
+// The rest is the owner's alone and needs no lock.
 struct ThreadRec {
   SpinLock lock;
   ThreadRec *next = nullptr;
   std::atomic<bool> orphan{false};
-  std::vector<MpiAgg> mpi; // by context index
+  std::vector<MpiAgg> mpi; // by context index; resized under LOCK (MpiAgg)
   DepTable deps;
   RequestTable requests;
+  // Owner only.
   std::unordered_map<WinTarget, PendingRma, WinTargetHash> pending_rma;
   // The entry used last (elements of an unordered_map stay put); reset when
   // entries are erased.
@@ -371,26 +392,15 @@ ThreadRec *NewThreadRec() {
 // (the runtime is always preloaded, so static TLS is available).
 #define SCALANA_TLS thread_local __attribute__((tls_model("initial-exec")))
 
-SCALANA_TLS ThreadRec *tl_rec = nullptr;
-
-// Leaves the record to a later thread when this one ends. Hazard: a thread
-// that still calls MPI from a later thread_local destructor shares the
-// record with its adopter; the lock keeps that correct, only slower.
-struct ThreadRecRelease {
-  ~ThreadRecRelease() {
-    if (tl_rec)
-      tl_rec->orphan.store(true, std::memory_order_release);
-  }
+// This thread's hold on its record: leaves the record to a later thread when
+// this one ends, after the thread's thread_local destructors, which may
+// still call MPI (late_thread_local.h).
+struct RecOwner {
+  ThreadRec *rec = NewThreadRec();
+  ~RecOwner() { rec->orphan.store(true, std::memory_order_release); }
 };
 
-ThreadRec &OwnRec() {
-  if (!tl_rec) {
-    SCALANA_TLS ThreadRecRelease release;
-    (void)release;
-    tl_rec = NewThreadRec();
-  }
-  return *tl_rec;
-}
+ThreadRec &OwnRec() { return *LateThreadLocal<RecOwner>::Get().rec; }
 
 // Locks this thread's record for CALL (once per call; the destructor
 // unlocks). Throws when the lock stays taken (see SpinLock).
@@ -706,7 +716,10 @@ void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag,
     d.seqs.Add(SeqRange{seq, seq});
 }
 
-template <typename F> void Guarded(const char *what, F &&f) noexcept {
+// Inlined: its try costs nothing until something throws, and each wrapped call
+// goes through one or two of these.
+template <typename F>
+__attribute__((always_inline)) inline void Guarded(const char *what, F &&f) noexcept {
   try {
     f();
   } catch (const LockTimeout &) {
@@ -732,8 +745,7 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address, const void 
     if (t) {
       // While the call runs, this thread's samples take its context instead
       // of unwinding through the MPI library.
-      for (uint32_t i = 0; i < c.length; ++i)
-        t->mpi_frames[i] = c.frames[i];
+      t->mpi_frames = c.frames;
       std::atomic_signal_fence(std::memory_order_release); // frames before their length
       t->mpi_frames_length = c.length;
       thread_ = t;
@@ -764,12 +776,7 @@ MpiCall::MpiCall(const char *, MpiClass, const void *return_address, const void 
   start_ = ticks_ ? Ticks() : MonoNs();
 }
 
-void MpiCall::Stop() noexcept {
-  if (stopped_)
-    return;
-  stopped_ = true;
-  if (!timed_)
-    return; // seconds_ stays 0
+void MpiCall::StopClock() noexcept {
   if (ticks_) {
     uint64_t now = Ticks();
     seconds_ = now > start_
@@ -788,22 +795,47 @@ MpiCall::~MpiCall() {
   if (active_) {
     Stop();
     Guarded("mpi_record", [&] {
-      ThreadRec &t = Hold(*this);
-      if (t.mpi.size() <= ctx_)
+      ThreadRec &t = OwnRec();
+      if (t.mpi.size() <= ctx_) {
+        Hold(*this);
         t.mpi.resize(std::max<size_t>(ctx_ + 1, t.mpi.size() * 2));
+      }
       MpiAgg &m = t.mpi[ctx_];
-      ++m.calls;
-      m.seconds += seconds_;
-      m.bytes += bytes_;
+      RelaxedAdd(m.calls, uint64_t(1));
+      RelaxedAdd(m.seconds, seconds_);
+      RelaxedAdd(m.bytes, bytes_);
     });
   }
   if (held_)
     held_->lock.Unlock();
 }
+// Sizes of predefined datatypes come from a small per-thread cache: asking
+// the library costs two calls, as much as a whole wrapped Accumulate. Only
+// named types are cached: they are never freed, so a handle that names one
+// never names another type, while a derived type's handle may be reused by
+// a different type once freed.
 uint64_t Bytes(int count, MPI_Datatype type) noexcept {
-  int size = 0;
-  if (count <= 0 || type == MPI_DATATYPE_NULL || PMPI_Type_size(type, &size) != MPI_SUCCESS)
+  if (count <= 0 || type == MPI_DATATYPE_NULL)
     return 0;
+  struct Named {
+    MPI_Datatype type;
+    int size;
+  };
+  SCALANA_TLS Named cache[8] = {};
+  uint64_t v = 0;
+  std::memcpy(&v, &type, std::min(sizeof type, sizeof v));
+  Named &e = cache[Mix(v) & 7];
+  int size = 0;
+  if (e.type == type) { // an empty slot holds 0, which is no valid datatype
+    size = e.size;
+  } else {
+    if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
+      return 0;
+    int ints = 0, addresses = 0, types = 0, combiner = 0;
+    if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) == MPI_SUCCESS &&
+        combiner == MPI_COMBINER_NAMED)
+      e = Named{type, size};
+  }
   return uint64_t(count) * uint64_t(size > 0 ? size : 0);
 }
 
@@ -957,20 +989,20 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
 
 namespace {
 
-void AddPending(ThreadRec &t, MPI_Win win, int32_t target, uint32_t comm_index) {
+// TARGET: a rank of the window's group.
+void AddPending(ThreadRec &t, MPI_Win win, int32_t target) {
   WinTarget key{win, target};
   if (!t.last_pending || !(t.last_pending_key == key)) {
     t.last_pending = &t.pending_rma[key];
     t.last_pending_key = key;
   }
-  PendingRma &p = *t.last_pending;
-  ++p.ops;
-  p.comm_index = comm_index;
+  ++t.last_pending->ops;
 }
 
-// Completes the pending operations of WIN on TARGET (every target when
-// TARGET is MPI_ANY_SOURCE): rma rows on the synchronisation's context, its
-// time split by pending operation count. False when nothing was pending.
+// Completes the pending operations of WIN on TARGET, a rank of the window's
+// group (every target when TARGET is MPI_ANY_SOURCE): rma rows on the
+// synchronisation's context, its time split by pending operation count.
+// False when nothing was pending.
 bool CompletePending(MpiCall &call, ThreadRec &t, MPI_Win win, int32_t target) {
   uint64_t total = 0;
   if (target != MPI_ANY_SOURCE) {
@@ -986,11 +1018,12 @@ bool CompletePending(MpiCall &call, ThreadRec &t, MPI_Win win, int32_t target) {
       return false;
   }
   uint32_t w = call.dep_weight();
+  GroupInfo g = w ? WinGroup(win) : GroupInfo{};
   for (auto &[k, p] : t.pending_rma) {
     if (k.win != win || !p.ops || (target != MPI_ANY_SOURCE && k.target != target))
       continue;
     if (w)
-      AddDep(t, call.context(), DepKind::Rma, k.target, 0, p.comm_index, w, 0,
+      AddDep(t, call.context(), DepKind::Rma, PeerWorld(g, k.target), 0, g.comm_index, w, 0,
              call.seconds() * double(p.ops) / double(total) * w);
     p.ops = 0; // kept: the next epoch reuses the entry without allocating
   }
@@ -999,8 +1032,22 @@ bool CompletePending(MpiCall &call, ThreadRec &t, MPI_Win win, int32_t target) {
 
 } // namespace
 
+// The commonest call of a one-sided program: the pending count is the
+// owner's alone, so only a call whose parameters are sampled takes the lock.
 void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
-  PostRma(call, MPI_REQUEST_NULL, win, target, bytes);
+  call.add_bytes(bytes);
+  if (target == MPI_PROC_NULL)
+    return;
+  Guarded("rma", [&] {
+    // Completed by any synchronisation that comes first (and, for a
+    // request-based operation, by its request).
+    AddPending(OwnRec(), win, target);
+    if (uint32_t w = call.dep_weight()) {
+      GroupInfo g = WinGroup(win);
+      AddDep(Hold(call), call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index, w,
+             bytes * w, 0.0);
+    }
+  });
 }
 
 void RmaLock(MpiCall &call, MPI_Win win, int target) noexcept {
@@ -1025,11 +1072,11 @@ void RmaSync(MpiCall &call, MPI_Win win, int target) noexcept {
     }
     // A targeted synchronisation waits on its target even with nothing
     // pending on this thread (operations of other threads, or a lock).
-    GroupInfo g = WinGroup(win);
-    int32_t world = PeerWorld(g, target);
-    if (!CompletePending(call, t, win, world) && call.dep_weight())
-      AddDep(t, call.context(), DepKind::Rma, world, 0, g.comm_index, call.dep_weight(), 0,
-             call.seconds() * call.dep_weight());
+    if (!CompletePending(call, t, win, target) && call.dep_weight()) {
+      GroupInfo g = WinGroup(win);
+      AddDep(t, call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index,
+             call.dep_weight(), 0, call.seconds() * call.dep_weight());
+    }
   });
 }
 
@@ -1184,20 +1231,12 @@ void PostColl(MpiCall &call, MPI_Request req, MPI_Comm comm, uint64_t bytes) noe
 }
 
 void PostRma(MpiCall &call, MPI_Request req, MPI_Win win, int target, uint64_t bytes) noexcept {
-  call.add_bytes(bytes);
-  if (target == MPI_PROC_NULL)
+  Rma(call, win, target, bytes);
+  if (target == MPI_PROC_NULL || req == MPI_REQUEST_NULL)
     return;
-  Guarded("rma", [&] {
+  Guarded("rma_request", [&] {
     GroupInfo g = WinGroup(win);
-    int32_t world = PeerWorld(g, target);
-    ThreadRec &t = Hold(call);
-    // Completed by its request, and also by any synchronisation that comes
-    // first: a flush then finds it pending like any other operation.
-    AddPending(t, win, world, g.comm_index);
-    if (uint32_t w = call.dep_weight())
-      AddDep(t, call.context(), DepKind::Rma, world, 0, g.comm_index, w, bytes * w, 0.0);
-    if (req != MPI_REQUEST_NULL)
-      Register(call, req, DepKind::Rma, world, 0, g, bytes, false, 0);
+    Register(call, req, DepKind::Rma, PeerWorld(g, target), 0, g, bytes, false, 0);
   });
 }
 
@@ -1300,18 +1339,6 @@ void CompleteSome(MpiCall &call, const MPI_Request *saved, int n, const int *ind
   });
 }
 
-const MPI_Request *SaveRequests(const MPI_Request *reqs, int n) noexcept {
-  SCALANA_TLS std::vector<MPI_Request> saved;
-  try {
-    saved.assign(reqs, reqs + (n > 0 ? n : 0));
-  } catch (...) {
-    CountError("save_requests");
-    saved.clear();
-    return nullptr;
-  }
-  return saved.data();
-}
-
 void CommCreated(MpiCall &, MPI_Comm, MPI_Comm created) noexcept {
   if (created == MPI_COMM_NULL)
     return;
@@ -1362,68 +1389,81 @@ void WinFreed(MpiCall &call, MPI_Win win) noexcept {
   });
 }
 
-// ---- scratch buffers; thread_local because threads may call MPI concurrently
+// ---- scratch buffers, per thread because threads may call MPI concurrently
+
+namespace {
+struct Scratch {
+  std::vector<MPI_Request> saved, requests;
+  std::vector<MPI_Status> statuses, converted;
+  std::vector<MPI_Fint> status_words;
+  std::vector<int> indices;
+};
+
+// BUF from this thread's scratch, holding at least N elements (exactly N
+// when EXACT), or null when memory is exhausted (and possibly when N is 0).
+template <typename T> T *Sized(std::vector<T> Scratch::*buf, size_t n, bool exact = true) noexcept {
+  try {
+    std::vector<T> &v = LateThreadLocal<Scratch>::Get().*buf;
+    if (exact || v.size() < n)
+      v.resize(n);
+    return v.data();
+  } catch (...) {
+    return nullptr;
+  }
+}
+} // namespace
+
+const MPI_Request *SaveRequests(const MPI_Request *reqs, int n) noexcept {
+  size_t count = size_t(n > 0 ? n : 0);
+  MPI_Request *saved = Sized(&Scratch::saved, count);
+  if (!saved) { // also when COUNT is 0: nothing to save
+    if (count)
+      CountError("save_requests");
+    return nullptr;
+  }
+  std::copy(reqs, reqs + count, saved);
+  return saved;
+}
 
 MPI_Status *StatusScratch(int n) noexcept {
-  SCALANA_TLS std::vector<MPI_Status> buf;
-  try {
-    if (buf.size() < size_t(n > 0 ? n : 1))
-      buf.resize(size_t(n > 0 ? n : 1));
-  } catch (...) {
-    return MPI_STATUSES_IGNORE;
-  }
-  return buf.data();
+  MPI_Status *buf = Sized(&Scratch::statuses, size_t(n > 0 ? n : 1), false);
+  return buf ? buf : MPI_STATUSES_IGNORE;
 }
 
 MPI_Fint *FortranStatusScratch(int n) noexcept {
-  SCALANA_TLS std::vector<MPI_Fint> buf;
   size_t words = sizeof(MPI_Status) / sizeof(MPI_Fint) * size_t(n > 0 ? n : 1);
-  try {
-    if (buf.size() < words)
-      buf.resize(words);
-  } catch (...) {
-    return MPI_F_STATUSES_IGNORE;
-  }
-  return buf.data();
+  MPI_Fint *buf = Sized(&Scratch::status_words, words, false);
+  return buf ? buf : MPI_F_STATUSES_IGNORE;
 }
 
 MPI_Status *FortranStatuses(const MPI_Fint *f, int n) noexcept {
-  SCALANA_TLS std::vector<MPI_Status> buf;
-  try {
-    buf.resize(size_t(n > 0 ? n : 0));
-  } catch (...) {
+  MPI_Status *buf = Sized(&Scratch::converted, size_t(n > 0 ? n : 0));
+  if (!buf)
     return nullptr;
-  }
   const size_t stride = sizeof(MPI_Status) / sizeof(MPI_Fint);
   for (int i = 0; i < n; ++i)
     PMPI_Status_f2c(f + stride * size_t(i), &buf[size_t(i)]);
-  return buf.data();
+  return buf;
 }
 
 MPI_Request *FortranRequests(const MPI_Fint *f, int n) noexcept {
-  SCALANA_TLS std::vector<MPI_Request> buf;
-  try {
-    buf.resize(size_t(n > 0 ? n : 0));
-  } catch (...) {
+  MPI_Request *buf = Sized(&Scratch::requests, size_t(n > 0 ? n : 0));
+  if (!buf)
     return nullptr;
-  }
   for (int i = 0; i < n; ++i)
     buf[size_t(i)] = PMPI_Request_f2c(f[i]);
-  return buf.data();
+  return buf;
 }
 
 int *FortranIndices(const MPI_Fint *f, int n) noexcept {
-  SCALANA_TLS std::vector<int> buf;
   if (n == MPI_UNDEFINED || n < 0)
     n = 0;
-  try {
-    buf.resize(size_t(n));
-  } catch (...) {
+  int *buf = Sized(&Scratch::indices, size_t(n));
+  if (!buf)
     return nullptr;
-  }
   for (int i = 0; i < n; ++i)
     buf[size_t(i)] = f[i] - 1; // Fortran indices are 1-based
-  return buf.data();
+  return buf;
 }
 
 void *FortranSymbol(const char *name) noexcept {
@@ -1468,12 +1508,13 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     }
     for (size_t ctx = 0; ctx < t->mpi.size(); ++ctx) {
       const MpiAgg &m = t->mpi[ctx];
-      if (!m.calls)
+      uint64_t calls = RelaxedLoad(m.calls);
+      if (!calls)
         continue;
       MpiAgg &sum = mpi[uint32_t(ctx)];
-      sum.calls += m.calls;
-      sum.seconds += m.seconds;
-      sum.bytes += m.bytes;
+      sum.calls += calls;
+      sum.seconds += RelaxedLoad(m.seconds);
+      sum.bytes += RelaxedLoad(m.bytes);
     }
     t->deps.ForEach([&](const DepKey &k, const DepAgg &d) {
       DepAgg &sum = deps[k];

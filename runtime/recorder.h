@@ -2,9 +2,10 @@
 // context, and communication dependence compressed to one row per distinct
 // (context, kind, peer, tag, comm). Used only by the generated wrappers.
 //
-// Each thread aggregates into its own tables, guarded by a lock only its own
-// calls and the writer's snapshots take (docs/runtime.md, "Cost of a wrapped
-// call"); a call takes it once, from its first record to its end.
+// Each thread aggregates into its own tables (docs/runtime.md, "Cost of a
+// wrapped call"). A lock guards the parts other threads touch (the writer's
+// snapshots, requests completed by another thread); a call that records
+// there takes it once, from its first such record to its end.
 //
 // Nothing here throws: every helper catches internally and counts the failure
 // in the profile's `errors`, because an exception escaping into the C (or
@@ -42,7 +43,15 @@ public:
   MpiCall(const MpiCall &) = delete;
   MpiCall &operator=(const MpiCall &) = delete;
 
-  void Stop() noexcept; // end of the PMPI call: fixes the elapsed time
+  // End of the PMPI call: fixes the elapsed time. Inline: most calls at a
+  // high rate are untimed and only mark it.
+  void Stop() noexcept {
+    if (stopped_)
+      return;
+    stopped_ = true;
+    if (timed_)
+      StopClock();
+  }
   bool active() const { return active_; }
   double seconds() const { return seconds_; }
   uint32_t context() const { return ctx_; }
@@ -55,6 +64,7 @@ public:
   ThreadRec *&held() { return held_; }
 
 private:
+  void StopClock() noexcept;
   ThreadSamples *thread_ = nullptr; // the calling thread's table, if sampled
   ThreadRec *held_ = nullptr;
   bool active_ = false, stopped_ = false, ticks_ = false, timed_ = true;

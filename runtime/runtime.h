@@ -29,8 +29,10 @@ struct SamplerState {
 };
 
 SamplerState &Sampler();
-// This thread's sample table (initial-exec TLS: safe to read in a handler).
-ThreadSamples *CurrentThread();
+// This thread's sample table (initial-exec TLS: safe to read in a handler;
+// inline, since every wrapped MPI call reads it).
+extern __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exec")));
+inline ThreadSamples *CurrentThread() { return tls_samples; }
 // Called on the main thread at load and by the pthread_create trampoline.
 void StartThread(ThreadSamples *t);
 void StopThread(ThreadSamples *t);

@@ -23,8 +23,6 @@
 
 namespace scalana::rt {
 
-extern __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exec")));
-
 namespace {
 
 std::atomic<int> g_threads{0};

@@ -40,8 +40,6 @@ uintptr_t InterruptedPc(void *ucontext) {
 
 __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exec"))) = nullptr;
 
-ThreadSamples *CurrentThread() { return tls_samples; }
-
 void ItimerSignalHandler(int, siginfo_t *, void *ucontext) {
   int saved_errno = errno;
   ThreadSamples *t = tls_samples;

@@ -43,10 +43,13 @@ struct ThreadSamples {
   // per-thread cache is being updated and must not be re-entered from the
   // handler; while `mpi_frames_length` > 0 the thread is inside an MPI call
   // whose context is already known, so the handler takes it instead of
-  // unwinding through the MPI library.
+  // unwinding through the MPI library. `mpi_frames` points into the call
+  // site's entry of this thread's context cache (call_sites.h), which only
+  // this thread changes and never while the length is set: pointing costs a
+  // store where copying cost one per frame on every call.
   volatile int unwinding;
   volatile uint32_t mpi_frames_length;
-  uint64_t mpi_frames[kMaxProgramFrames + 1];
+  const uint64_t *volatile mpi_frames;
   long long last_counters[kMaxCounters];   // previous reading, for deltas
   long long read_buffer[kMaxCounters + 1]; // PAPI_read target: counters, then the clock
   int papi_eventset;

@@ -298,6 +298,55 @@ def case_callsites_threads(args):
         check_samples_recorded(shown, r)
 
 
+def case_mpi_threads(args):
+    # Threads calling MPI at once, new ones taking over the records of ended
+    # ones, requests completed by another thread, and MPI calls from a
+    # thread_local destructor: every call counted at its call site, no error.
+    rounds, threads, ops, messages = 3, 2, 3000, 50
+    src = Source(args.exe)
+    exe = build(args, args.exe, ["-pthread"])
+    # A low sampling threshold: parameters are recorded for some calls and
+    # skipped for others (the lock-free path), both within one run.
+    out, _ = profile_run(args, exe, extra=["--dep-sample", "500"],
+                         prog_args=[str(x) for x in (rounds, threads, ops, messages)])
+    shown = Shown(args, out, src)
+    n = args.np
+    check(shown.prof["meta"]["complete"], "profile complete")
+    for r in shown.prof["ranks"]:
+        rank = r["rank"]
+        nxt, prv = (rank + 1) % n, (rank - 1 + n) % n
+        where = "rank %d: " % rank
+        check(not r["errors"], where + "no runtime errors: %s" % r["errors"])
+        expect = {"thread_acc": rounds * threads * ops, "late_acc": rounds * threads,
+                  "late_flush": rounds * threads, "thread_irecv": rounds * threads * messages,
+                  "thread_send": rounds * threads * messages, "main_waitall": rounds,
+                  "thread_flush": rounds * threads * (ops // 100),
+                  "thread_flush_end": rounds * threads}
+        for marker, calls in expect.items():
+            check(shown.calls(rank, marker) == calls, where + "%d calls at @%s, expected %d"
+                  % (shown.calls(rank, marker), marker, calls))
+
+        def deps(marker):
+            return shown.at(rank, "deps", marker)
+
+        for marker in ("thread_acc", "late_acc", "thread_flush", "late_flush"):
+            check(dep_set(deps(marker), "rma") == {(nxt, 0)},
+                  where + "one-sided rows at @%s target rank %d: %s" % (marker, nxt, deps(marker)))
+        tags = {(prv, 100 + t) for t in range(threads)}
+        check(dep_set(deps("thread_irecv"), "recv") == tags,
+              where + "receives posted by the threads: %s" % deps("thread_irecv"))
+        check(dep_set(deps("main_waitall"), "recv") == tags,
+              where + "and completed by the main thread: %s" % deps("main_waitall"))
+        # Below the sampling threshold on each thread every receive is
+        # recorded once; past it, 1 in 16 Accumulates is, weighted 16.
+        posted = sum(row[5] for row in deps("thread_irecv") if row[1] == "recv")
+        check(posted == rounds * threads * messages, where + "receives counted: %d" % posted)
+        acc = sum(row[5] for row in deps("thread_acc") if row[1] == "rma")
+        total = rounds * threads * ops
+        check(abs(acc - total) < 0.2 * total,
+              where + "Accumulates estimated %d, made %d" % (acc, total))
+
+
 def case_own_sigprof(args):
     # The program's own SIGPROF ticks, every 10 ms of CPU time, must be the
     # same with and without the profiler: ours run on another signal.
