@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <map>
+#include <string>
+#include <tuple>
 
 namespace scalana {
 
@@ -42,6 +44,28 @@ std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
   return out;
 }
 
+// The call in the source a vertex stands for, whatever the path to it: a
+// helper's send reached from two loops is one call, two vertices.
+using SourceCall = std::tuple<std::string, uint32_t, uint32_t>;
+SourceCall SourceCallOf(const Psg &psg, VertexId v) {
+  const SourceLoc &loc = psg.vertex(v).loc;
+  return {loc.file, loc.line, loc.column};
+}
+
+// Operations per target of every call in the source, summed over the
+// vertices (calling contexts) that stand for it.
+std::map<SourceCall, Fanout> FanoutBySourceCall(const Psg &psg,
+                                                const std::map<VertexId, Fanout> &fans) {
+  std::map<SourceCall, Fanout> out;
+  for (const auto &[vertex, f] : fans) {
+    Fanout &sum = out[SourceCallOf(psg, vertex)];
+    for (const auto &[target, n] : f.to)
+      sum.to[target] += n;
+    sum.total += f.total;
+  }
+  return out;
+}
+
 VertexId EnclosingLoop(const Psg &psg, VertexId v) {
   for (VertexId p = psg.vertex(v).parent; p != kNoVertex; p = psg.vertex(p).parent)
     if (psg.vertex(p).kind == VertexKind::Loop)
@@ -68,6 +92,7 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
   std::vector<std::map<VertexId, Fanout>> fans;
   for (const Run &r : runs)
     fans.push_back(FanoutByVertex(psg, r));
+  const std::map<SourceCall, Fanout> by_call = FanoutBySourceCall(psg, fans[big]);
   for (const auto &[vertex, f] : fans[big]) {
     if (f.total < opts.min_operations)
       continue;
@@ -81,9 +106,19 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
       shares.push_back({target, double(n) / double(f.total)});
     std::sort(shares.begin(), shares.end(),
               [](const auto &a, const auto &b) { return a.second > b.second; });
+    const Fanout &call = by_call.at(SourceCallOf(psg, vertex));
     for (const auto &[target, share] : shares) {
       if (share < threshold)
         break;
+      // The target must also draw more than its share of the call's
+      // operations over every path to it. Where it does not, the call's
+      // operations were only split between paths by timing (replies to a
+      // late rank sent from the termination phase's polling rather than
+      // the main loop's): the target receives no more than the others.
+      auto it = call.to.find(target);
+      if (it == call.to.end() ||
+          double(it->second) / double(call.total) < opts.call_share_factor / run.world_size)
+        continue;
       HotSpot h;
       h.vertex = vertex;
       h.loop = EnclosingLoop(psg, vertex);

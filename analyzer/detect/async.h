@@ -36,8 +36,11 @@ struct HotSpotOptions {
   // A target is hot when its share reaches twice the fair share 1/P (at most
   // half-way from the fair share to all of it, so 2 ranks can show one)...
   double share_factor = 2;
-  // ... over enough operations that the share is not noise.
+  // ... over enough operations that the share is not noise...
   uint64_t min_operations = 100;
+  // ... and it draws at least this many fair shares of the call's
+  // operations over all the paths to the call, not of one path's only.
+  double call_share_factor = 1.5;
 };
 
 // Hot spots of RUNS[BIG] (the largest run), most operations drawn to the

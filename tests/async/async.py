@@ -13,7 +13,7 @@ example (BUILD/tests/async/work/EXAMPLE):
           the OpenSHMEM programs under `oshrun --mca osc ^rdma` (docs/async.md)
   detect  `scalana detect --format json --scaling weak` over those runs:
             producer, slowhandler: the top root cause is the line marked
-              `ROOT CAUSE (CASE)`
+              `ROOT CAUSE (CASE)`, and no hot spot
             hotspot: the first hot spot is the injected target rank, issued
               from the loop marked `ROOT CAUSE (hotspot)`
             clean: no root cause scores >= HIGH_SCORE, and no hot spot
@@ -149,6 +149,11 @@ def stage_detect(p, case):
                           f"(report in {report_path})")
         if culprit not in top.get("ranks", []):
             raise Failure(f"top root cause names ranks {top.get('ranks')}, not {culprit}")
+        # Nothing skews the targets: a slow rank or a long producer loop
+        # changes when operations are sent, not to whom.
+        if spots:
+            raise Failure(f"a {case} injection, yet rank {spots[0]['target_rank']} is reported "
+                          f"as a hot spot of {spots[0]['name']} (report in {report_path})")
     elif case == "hotspot":
         line = marked_line(p.source, case)
         if spots is None:

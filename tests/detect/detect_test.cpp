@@ -1203,6 +1203,73 @@ TEST(DetectReport, RelativeSourcesStartAtTheCompilationDirectory) {
       << t;
 }
 
+// Aggregated messaging: a helper's MPI_Isend (Flush, line 5) reached from
+// the main loop (call at 11) and from the termination phase (call at 20).
+// Every rank sends 300 messages from the main loop and 40 from the end
+// phase; END_SKEW of those 40 go to rank 3 (the rest spread evenly), and
+// MAIN_TO_3 of the main loop's 300.
+std::vector<HotSpot> HotSpotsOfTwoPaths(int end_skew, int main_to_3, VertexId *end_send) {
+  FnBuilder main{"main"}, flush{"Flush", 1};
+  uint32_t loop = main.Add(0, VertexKind::Loop, 10);
+  uint32_t in_loop = main.Add(loop, VertexKind::Call, 11, "Flush");
+  uint32_t at_end = main.Add(0, VertexKind::Call, 20, "Flush");
+  uint32_t isend = flush.Add(0, VertexKind::Mpi, 5, "MPI_Isend", MpiClass::P2PNonBlocking);
+  Psg psg = Psg::Build({main.fn, flush.fn});
+  const int world = 4;
+  ProfileBuilder b(world);
+  b.p.contexts.push_back({main.Id(in_loop), flush.Id(isend)});
+  b.p.contexts.push_back({main.Id(at_end), flush.Id(isend)});
+  auto send = [&](int rank, uint32_t ctx, int peer, uint64_t n) {
+    DepRow d;
+    d.ctx = ctx;
+    d.kind = DepKind::Send;
+    d.peer = peer;
+    d.comm = 0;
+    d.count = n;
+    d.bytes = 64 * n;
+    b.p.ranks[rank].deps.push_back(d);
+  };
+  for (int r = 0; r < world; ++r) {
+    b.p.ranks[r].mpi.push_back({0, 300, 0.0, 0});
+    b.p.ranks[r].mpi.push_back({1, 40, 0.0, 0});
+    std::vector<int> others;
+    for (int q = 0; q < world; ++q)
+      if (q != r)
+        others.push_back(q);
+    for (int q : others) {
+      uint64_t main_n = r == 3 ? 100 : q == 3 ? main_to_3 : (300 - main_to_3) / 2;
+      send(r, 0, q, main_n);
+      uint64_t end_n = r == 3 ? 13 : q == 3 ? end_skew : (40 - end_skew) / 2;
+      send(r, 1, q, end_n);
+    }
+  }
+  std::vector<scalana::Run> runs{BuildRun(psg, b.p, "np4")};
+  *end_send = psg.Resolve({main.Id(at_end), flush.Id(isend)});
+  return FindHotSpots(psg, runs, 0);
+}
+
+TEST(DetectHotSpots, ASkewOfOnePathThatTheCallDoesNotShowIsNoHotSpot) {
+  // The end phase sends rank 3 90 of its 159 messages (57%, fair share
+  // 25%), but over the whole call rank 3 gets 390 of 1359 (29%).
+  VertexId end_send;
+  std::vector<HotSpot> spots = HotSpotsOfTwoPaths(30, 100, &end_send);
+  EXPECT_TRUE(spots.empty()) << "rank " << spots[0].target_rank << " share " << spots[0].share;
+}
+
+TEST(DetectHotSpots, ASkewTheWholeCallShowsIsAHotSpotOfItsPath) {
+  // Rank 3 also draws 200 of each producer's 300 in the main loop (690 of
+  // the call's 1359, 51%): the end phase's skew is the call's own.
+  VertexId end_send;
+  std::vector<HotSpot> spots = HotSpotsOfTwoPaths(30, 200, &end_send);
+  ASSERT_FALSE(spots.empty());
+  bool end_found = false;
+  for (const HotSpot &h : spots) {
+    EXPECT_EQ(h.target_rank, 3);
+    end_found |= h.vertex == end_send;
+  }
+  EXPECT_TRUE(end_found);
+}
+
 TEST(DetectReport, CallSitesTellTwoCallsOfOneFunctionApart) {
   // main: MPI_Init(104); Dot() at 145; loop(150){ compute }; Dot() at 152
   // Dot: loop(97); MPI_Allreduce(99). Only the Allreduce reached from line
