@@ -81,15 +81,14 @@ void Unwind(uintptr_t ra, Entry &e) {
 
 CallSiteContext Lookup(Cache &cache, Key key) {
   auto &entries = cache.entries;
-  Entry *&last = cache.last;
   if (entries.size() >= kMaxEntries) {
     entries.clear();
-    last = nullptr;
+    for (Cache::Recent &r : cache.recent)
+      r = Cache::Recent{};
   }
   auto [it, fresh] = entries.try_emplace(key);
   Entry &e = it->second;
-  cache.last_key = key;
-  last = &e;
+  cache.recent[Cache::RecentSlot(key)] = Cache::Recent{key, &e};
   if (fresh || !StillValid(e)) {
     // A key seen before with another chain of calls (a different caller at
     // the same depth): its count belongs to the old context.

@@ -55,13 +55,21 @@ struct KeyHash {
   size_t operator()(const Key &k) const { return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa); }
 };
 
-// This thread's entries. A loop of MPI calls repeats a few keys: the
-// previous one is checked first, without hashing (entries of an
-// unordered_map stay put).
+// This thread's entries. A loop of MPI calls repeats a few keys, often in
+// turn (Irecv, Isend, Test, Test...): the entries used last are checked
+// first, in a direct-mapped table by return address, without hashing
+// the whole key (entries of an unordered_map stay put).
 struct Cache {
   std::unordered_map<Key, Entry, KeyHash> entries;
-  Key last_key{0, 0};
-  Entry *last = nullptr;
+  struct Recent {
+    Key key{0, 0};
+    Entry *entry = nullptr;
+  };
+  static constexpr unsigned kRecent = 8;
+  Recent recent[kRecent];
+  static unsigned RecentSlot(const Key &k) {
+    return unsigned((k.ra * 0x9e3779b97f4a7c15ull) >> 61); // top 3 bits: kRecent slots
+  }
 };
 
 // Whether the stack still holds the chain of calls E was unwound from.
@@ -92,8 +100,9 @@ CallSiteContext Lookup(Cache &cache, Key key);
 inline CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
   call_sites::Cache &cache = LateThreadLocal<call_sites::Cache>::Get();
   call_sites::Key key{uintptr_t(return_address), uintptr_t(frame_address)};
-  if (cache.last && cache.last_key == key && call_sites::StillValid(*cache.last))
-    return call_sites::Of(*cache.last);
+  const call_sites::Cache::Recent &r = cache.recent[call_sites::Cache::RecentSlot(key)];
+  if (r.entry && r.key == key && call_sites::StillValid(*r.entry))
+    return call_sites::Of(*r.entry);
   return call_sites::Lookup(cache, key);
 }
 

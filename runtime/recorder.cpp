@@ -94,6 +94,8 @@ struct DepKey {
   }
 };
 
+// COUNT, BYTES and WAIT are written and read like MpiAgg's fields; SEQS
+// change only under the record's lock (AddUnnumberedDep).
 struct DepAgg {
   uint64_t count = 0, bytes = 0;
   double wait = 0;
@@ -105,6 +107,23 @@ struct DepAgg {
 // (posting and completing context) over and over.
 class DepTable {
 public:
+  // The row of K, or null. Changes nothing another thread reads (only the
+  // memo, which is the owner's).
+  DepAgg *Find(const DepKey &k) {
+    for (int m = 0; m < 2; ++m)
+      if (memo_[m].agg && memo_[m].key == k)
+        return memo_[m].agg;
+    if (slots_.empty())
+      return nullptr;
+    size_t mask = slots_.size() - 1;
+    for (size_t i = k.Hash() & mask; slots_[i].used; i = (i + 1) & mask)
+      if (slots_[i].key == k) {
+        memo_[next_memo_] = Memo{k, &slots_[i].agg};
+        next_memo_ ^= 1;
+        return &slots_[i].agg;
+      }
+    return nullptr;
+  }
   DepAgg &At(const DepKey &k) {
     for (int m = 0; m < 2; ++m)
       if (memo_[m].agg && memo_[m].key == k)
@@ -709,11 +728,26 @@ int32_t PeerWorld(const GroupInfo &g, int peer) {
 void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag, uint32_t comm,
             uint64_t count, uint64_t bytes, double wait, uint64_t seq = 0) {
   DepAgg &d = t.deps.At(DepKey{ctx, kind, peer, tag, comm});
-  d.count += count;
-  d.bytes += bytes;
-  d.wait += wait;
+  RelaxedAdd(d.count, count);
+  RelaxedAdd(d.bytes, bytes);
+  RelaxedAdd(d.wait, wait);
   if (seq)
     d.seqs.Add(SeqRange{seq, seq});
+}
+
+// A row with no message number (one-sided, collective): when it exists,
+// added to without the lock, as the MPI rows are (MpiAgg); a new row,
+// which may grow the table, takes it. Rows with numbers always take it: a
+// snapshot must not see their ranges half-changed.
+void AddUnnumberedDep(MpiCall &call, uint32_t ctx, DepKind kind, int32_t peer, uint32_t comm,
+                      uint64_t count, uint64_t bytes, double wait) {
+  if (DepAgg *d = OwnRec().deps.Find(DepKey{ctx, kind, peer, 0, comm})) {
+    RelaxedAdd(d->count, count);
+    RelaxedAdd(d->bytes, bytes);
+    RelaxedAdd(d->wait, wait);
+    return;
+  }
+  AddDep(Hold(call), ctx, kind, peer, 0, comm, count, bytes, wait);
 }
 
 // Inlined: its try costs nothing until something throws, and each wrapped call
@@ -980,8 +1014,8 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
   Guarded("coll", [&] {
     GroupInfo g = CommGroup(comm);
     uint32_t w = call.dep_weight();
-    AddDep(Hold(call), call.context(), DepKind::Coll, -1, 0, g.comm_index, w, bytes * w,
-           call.seconds() * w);
+    AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, g.comm_index, w, bytes * w,
+                     call.seconds() * w);
   });
 }
 
@@ -1044,8 +1078,8 @@ void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
     AddPending(OwnRec(), win, target);
     if (uint32_t w = call.dep_weight()) {
       GroupInfo g = WinGroup(win);
-      AddDep(Hold(call), call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index, w,
-             bytes * w, 0.0);
+      AddUnnumberedDep(call, call.context(), DepKind::Rma, PeerWorld(g, target), g.comm_index, w,
+                       bytes * w, 0.0);
     }
   });
 }
@@ -1169,14 +1203,15 @@ void Resolve(MpiCall &call, const Request &r, const MPI_Status *status, double w
         return;
       peer = PeerWorld(r.group, status->MPI_SOURCE);
       tag = status->MPI_TAG;
-      int count = 0;
-      if (PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
-        bytes = uint64_t(count);
     }
     seq = NextSeq(true, peer, tag, comm);
   }
   if (!r.weight)
     return; // parameters not sampled for this call
+  int count = 0;
+  if (r.kind == DepKind::Recv && status &&
+      PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
+    bytes = uint64_t(count);
   ThreadRec &t = Hold(call);
   // The wait is weighted like the count: with 1 in 16 requests sampled,
   // each sampled one stands for 16 waits, so the total stays unbiased.
@@ -1518,9 +1553,9 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     }
     t->deps.ForEach([&](const DepKey &k, const DepAgg &d) {
       DepAgg &sum = deps[k];
-      sum.count += d.count;
-      sum.bytes += d.bytes;
-      sum.wait += d.wait;
+      sum.count += RelaxedLoad(d.count);
+      sum.bytes += RelaxedLoad(d.bytes);
+      sum.wait += RelaxedLoad(d.wait);
       for (uint32_t q = 0; q < d.seqs.n; ++q)
         sum.seqs.Add(d.seqs.r[q]);
     });
