@@ -88,7 +88,15 @@ CallSiteContext Lookup(Cache &cache, Key key) {
   }
   auto [it, fresh] = entries.try_emplace(key);
   Entry &e = it->second;
-  cache.recent[Cache::RecentSlot(key)] = Cache::Recent{key, &e};
+  Cache::Recent *slot = nullptr; // a key found recent but no longer valid keeps its slot
+  for (Cache::Recent &r : cache.recent)
+    if (r.key == key)
+      slot = &r;
+  if (!slot) {
+    slot = &cache.recent[cache.next_recent];
+    cache.next_recent = (cache.next_recent + 1) % Cache::kRecent;
+  }
+  *slot = Cache::Recent{key, &e};
   if (fresh || !StillValid(e)) {
     // A key seen before with another chain of calls (a different caller at
     // the same depth): its count belongs to the old context.

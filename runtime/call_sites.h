@@ -56,19 +56,24 @@ struct KeyHash {
 };
 
 // This thread's entries. A loop of MPI calls repeats a few keys, often in
-// turn (Irecv, Isend, Test, Test...): the entries used last are checked
-// first, in a direct-mapped table by return address, without hashing
-// the whole key (entries of an unordered_map stay put).
+// turn (Irecv, Isend, Test, Test...): the last four entries looked up are
+// compared first, without hashing (entries of an unordered_map stay put).
+// Not a direct-mapped table: two of a loop's three call sites would share
+// a slot one time in three, and miss on every call.
 struct Cache {
   std::unordered_map<Key, Entry, KeyHash> entries;
   struct Recent {
     Key key{0, 0};
     Entry *entry = nullptr;
   };
-  static constexpr unsigned kRecent = 8;
+  static constexpr unsigned kRecent = 4;
   Recent recent[kRecent];
-  static unsigned RecentSlot(const Key &k) {
-    return unsigned((k.ra * 0x9e3779b97f4a7c15ull) >> 61); // top 3 bits: kRecent slots
+  unsigned next_recent = 0; // replaced next, round robin
+  Entry *FindRecent(const Key &k) const {
+    for (const Recent &r : recent)
+      if (r.key == k)
+        return r.entry; // null for an empty slot, whose key {0, 0} no call has
+    return nullptr;
   }
 };
 
@@ -100,9 +105,8 @@ CallSiteContext Lookup(Cache &cache, Key key);
 inline CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
   call_sites::Cache &cache = LateThreadLocal<call_sites::Cache>::Get();
   call_sites::Key key{uintptr_t(return_address), uintptr_t(frame_address)};
-  const call_sites::Cache::Recent &r = cache.recent[call_sites::Cache::RecentSlot(key)];
-  if (r.entry && r.key == key && call_sites::StillValid(*r.entry))
-    return call_sites::Of(*r.entry);
+  if (call_sites::Entry *e = cache.FindRecent(key); e && call_sites::StillValid(*e))
+    return call_sites::Of(*e);
   return call_sites::Lookup(cache, key);
 }
 
