@@ -300,14 +300,17 @@ def case_callsites_threads(args):
 
 def case_mpi_threads(args):
     # Threads calling MPI at once, new ones taking over the records of ended
-    # ones, requests completed by another thread, and MPI calls from a
-    # thread_local destructor: every call counted at its call site, no error.
-    rounds, threads, ops, messages = 3, 2, 3000, 50
+    # ones, requests completed by another thread, MPI calls from a
+    # thread_local destructor, snapshots while all that runs: every call
+    # counted at its call site, no error.
+    # About a second of calls: with --snapshot 1 the writer reads the
+    # threads' records while they add to them without their locks.
+    rounds, threads, ops, messages = 300, 2, 20000, 50
     src = Source(args.exe)
     exe = build(args, args.exe, ["-pthread"])
     # A low sampling threshold: parameters are recorded for some calls and
     # skipped for others (the lock-free path), both within one run.
-    out, _ = profile_run(args, exe, extra=["--dep-sample", "500"],
+    out, _ = profile_run(args, exe, extra=["--dep-sample", "500", "--snapshot", "1"],
                          prog_args=[str(x) for x in (rounds, threads, ops, messages)])
     shown = Shown(args, out, src)
     n = args.np
