@@ -26,7 +26,6 @@ import atexit
 import gzip
 import json
 import os
-import re
 import shutil
 import sys
 import tempfile
@@ -58,15 +57,6 @@ OSHRUN_OPTIONS = ["--mca", "osc", "^rdma"]
 SCALES = [2, 4, 8]
 Failure = e2e.Failure
 log = e2e.log
-
-
-def marked_line(source, case):
-    pattern = re.compile(r"//\s*ROOT CAUSE \(" + re.escape(case) + r"\)")
-    with open(source) as f:
-        hits = [n for n, text in enumerate(f, 1) if pattern.search(text)]
-    if len(hits) != 1:
-        raise Failure(f"{source}: expected one 'ROOT CAUSE ({case})' marker, found {hits}")
-    return hits[0]
 
 
 class Program:
@@ -138,7 +128,7 @@ def stage_detect(p, case):
             f"{os.path.basename(h['file'])}:{h['line']} loop {h.get('loop')}")
     culprit = max(SCALES) - 1  # every injection's default culprit: the last rank
     if case in ("producer", "slowhandler"):
-        line = marked_line(p.source, case)
+        line = e2e.root_cause_line(p.source, case)
         if not causes:
             raise Failure(f"no root cause reported; expected {p.source_name}:{line} "
                           f"(report in {report_path})")
@@ -155,7 +145,7 @@ def stage_detect(p, case):
             raise Failure(f"a {case} injection, yet rank {spots[0]['target_rank']} is reported "
                           f"as a hot spot of {spots[0]['name']} (report in {report_path})")
     elif case == "hotspot":
-        line = marked_line(p.source, case)
+        line = e2e.root_cause_line(p.source, case)
         if spots is None:
             raise Failure("the JSON report has no 'hot_spots' (the report does not call "
                           f"WriteHotSpotsJson); report in {report_path}")

@@ -89,15 +89,21 @@ def mpi_environment():
     env["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 
 
-def root_cause_line(source_path):
-    """The line (1-based) that carries the ROOT CAUSE marker; exactly one."""
+def root_cause_line(source_path, case=None):
+    """The line (1-based) that carries the ROOT CAUSE marker, or with CASE
+    the `ROOT CAUSE (CASE)` one of a program with several injections;
+    exactly one."""
+    marker, what = MARKER, "ROOT CAUSE"
+    if case is not None:
+        marker = re.compile(r"(//|!)\s*ROOT CAUSE \(" + re.escape(case) + r"\)")
+        what = f"ROOT CAUSE ({case})"
     hits = []
     with open(source_path) as f:
         for number, text in enumerate(f, 1):
-            if MARKER.search(text):
+            if marker.search(text):
                 hits.append(number)
     if len(hits) != 1:
-        raise Failure(f"{source_path}: expected exactly one ROOT CAUSE marker, found {hits}")
+        raise Failure(f"{source_path}: expected exactly one {what} marker, found {hits}")
     return hits[0]
 
 

@@ -22,12 +22,11 @@ import sys
 import tarfile
 import xml.etree.ElementTree as ET
 
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+import e2e  # noqa: E402
+
 SKIP = 77
-MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
-
-
-class Failure(Exception):
-    pass
+Failure = e2e.Failure
 
 
 def run(cmd, **kw):
@@ -50,8 +49,7 @@ class Runs:
         self.scales = [int(d[2:]) for d in self.dirs]
         src = [f for f in os.listdir(work) if f.endswith(".c")][0]
         self.source = src
-        with open(os.path.join(work, src)) as f:
-            self.rc_line = [i for i, l in enumerate(f, 1) if MARKER.search(l)][0]
+        self.rc_line = e2e.root_cause_line(os.path.join(work, src))
 
     def export(self, bin_dir, fmt, out):
         run([os.path.join(bin_dir, "scalana"), "export", "--format", fmt, "-o", out] + self.paths)
