@@ -100,6 +100,11 @@ struct DepAgg {
   uint64_t count = 0, bytes = 0;
   double wait = 0;
   SeqRanges seqs;
+  void Add(uint64_t n, uint64_t b, double w) {
+    RelaxedAdd(count, n);
+    RelaxedAdd(bytes, b);
+    RelaxedAdd(wait, w);
+  }
 };
 
 // Open addressing, linear probing; rows are never removed. The last two
@@ -728,9 +733,7 @@ int32_t PeerWorld(const GroupInfo &g, int peer) {
 void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag, uint32_t comm,
             uint64_t count, uint64_t bytes, double wait, uint64_t seq = 0) {
   DepAgg &d = t.deps.At(DepKey{ctx, kind, peer, tag, comm});
-  RelaxedAdd(d.count, count);
-  RelaxedAdd(d.bytes, bytes);
-  RelaxedAdd(d.wait, wait);
+  d.Add(count, bytes, wait);
   if (seq)
     d.seqs.Add(SeqRange{seq, seq});
 }
@@ -742,9 +745,7 @@ void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag,
 void AddUnnumberedDep(MpiCall &call, uint32_t ctx, DepKind kind, int32_t peer, uint32_t comm,
                       uint64_t count, uint64_t bytes, double wait) {
   if (DepAgg *d = OwnRec().deps.Find(DepKey{ctx, kind, peer, 0, comm})) {
-    RelaxedAdd(d->count, count);
-    RelaxedAdd(d->bytes, bytes);
-    RelaxedAdd(d->wait, wait);
+    d->Add(count, bytes, wait);
     return;
   }
   AddDep(Hold(call), ctx, kind, peer, 0, comm, count, bytes, wait);
@@ -843,6 +844,7 @@ MpiCall::~MpiCall() {
   if (held_)
     held_->lock.Unlock();
 }
+
 // Sizes of predefined datatypes come from a small per-thread cache: asking
 // the library costs two calls, as much as a whole wrapped Accumulate. Only
 // named types are cached: they are never freed, so a handle that names one

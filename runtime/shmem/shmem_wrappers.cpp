@@ -193,44 +193,40 @@ void shmem_sync_all(void) {
 // transfer is done when they return, but their wait is only their call's
 // time; the next quiet or barrier completes them as pending operations.
 
-#define SCALANA_PUT_GET(T, t)                                                                     \
-  void shmem_##t##_put(T *dest, const T *src, size_t n, int pe) {                                 \
-    SCALANA_NEXT(shmem_##t##_put, void (*)(T *, const T *, size_t, int));                         \
-    SCALANA_CALL(shmem_##t##_put, MpiClass::OneSided);                                            \
+// N elements of SIZE bytes between DEST and SRC (T: the element type, void
+// for the untyped calls).
+#define SCALANA_TRANSFER(T, name, size)                                                           \
+  void shmem_##name(T *dest, const T *src, size_t n, int pe) {                                    \
+    SCALANA_NEXT(shmem_##name, void (*)(T *, const T *, size_t, int));                            \
+    SCALANA_CALL(shmem_##name, MpiClass::OneSided);                                               \
     next_(dest, src, n, pe);                                                                      \
-    scalana::rt::Issued(call, pe, uint64_t(n) * sizeof(T));                                       \
-  }                                                                                               \
-  void shmem_##t##_get(T *dest, const T *src, size_t n, int pe) {                                 \
-    SCALANA_NEXT(shmem_##t##_get, void (*)(T *, const T *, size_t, int));                         \
-    SCALANA_CALL(shmem_##t##_get, MpiClass::OneSided);                                            \
-    next_(dest, src, n, pe);                                                                      \
-    scalana::rt::Issued(call, pe, uint64_t(n) * sizeof(T));                                       \
-  }                                                                                               \
-  void shmem_##t##_put_nbi(T *dest, const T *src, size_t n, int pe) {                             \
-    SCALANA_NEXT(shmem_##t##_put_nbi, void (*)(T *, const T *, size_t, int));                     \
-    SCALANA_CALL(shmem_##t##_put_nbi, MpiClass::OneSided);                                        \
-    next_(dest, src, n, pe);                                                                      \
-    scalana::rt::Issued(call, pe, uint64_t(n) * sizeof(T));                                       \
-  }                                                                                               \
-  void shmem_##t##_get_nbi(T *dest, const T *src, size_t n, int pe) {                             \
-    SCALANA_NEXT(shmem_##t##_get_nbi, void (*)(T *, const T *, size_t, int));                     \
-    SCALANA_CALL(shmem_##t##_get_nbi, MpiClass::OneSided);                                        \
-    next_(dest, src, n, pe);                                                                      \
-    scalana::rt::Issued(call, pe, uint64_t(n) * sizeof(T));                                       \
-  }                                                                                               \
-  void shmem_##t##_p(T *addr, T value, int pe) {                                                  \
-    SCALANA_NEXT(shmem_##t##_p, void (*)(T *, T, int));                                           \
-    SCALANA_CALL(shmem_##t##_p, MpiClass::OneSided);                                              \
-    next_(addr, value, pe);                                                                       \
+    scalana::rt::Issued(call, pe, uint64_t(n) * (size));                                          \
+  }
+
+// One element of T on PE: single-element puts and gets, and the atomics.
+#define SCALANA_ONE(T, name, params, args)                                                        \
+  void shmem_##name params {                                                                      \
+    SCALANA_NEXT(shmem_##name, void(*) params);                                                   \
+    SCALANA_CALL(shmem_##name, MpiClass::OneSided);                                               \
+    next_ args;                                                                                   \
     scalana::rt::Issued(call, pe, sizeof(T));                                                     \
-  }                                                                                               \
-  T shmem_##t##_g(const T *addr, int pe) {                                                        \
-    SCALANA_NEXT(shmem_##t##_g, T (*)(const T *, int));                                           \
-    SCALANA_CALL(shmem_##t##_g, MpiClass::OneSided);                                              \
-    T v = next_(addr, pe);                                                                        \
+  }
+#define SCALANA_ONE_FETCH(T, name, params, args)                                                  \
+  T shmem_##name params {                                                                         \
+    SCALANA_NEXT(shmem_##name, T(*) params);                                                      \
+    SCALANA_CALL(shmem_##name, MpiClass::OneSided);                                               \
+    T v = next_ args;                                                                             \
     scalana::rt::Issued(call, pe, sizeof(T));                                                     \
     return v;                                                                                     \
   }
+
+#define SCALANA_PUT_GET(T, t)                                                                     \
+  SCALANA_TRANSFER(T, t##_put, sizeof(T))                                                         \
+  SCALANA_TRANSFER(T, t##_get, sizeof(T))                                                         \
+  SCALANA_TRANSFER(T, t##_put_nbi, sizeof(T))                                                     \
+  SCALANA_TRANSFER(T, t##_get_nbi, sizeof(T))                                                     \
+  SCALANA_ONE(T, t##_p, (T * addr, T value, int pe), (addr, value, pe))                           \
+  SCALANA_ONE_FETCH(T, t##_g, (const T *addr, int pe), (addr, pe))
 
 SCALANA_PUT_GET(char, char)
 SCALANA_PUT_GET(short, short)
@@ -257,72 +253,49 @@ SCALANA_PUT_GET(uint64_t, uint64)
 SCALANA_PUT_GET(size_t, size)
 SCALANA_PUT_GET(ptrdiff_t, ptrdiff)
 
-// Untyped: NAME moves n elements of SIZE bytes.
-#define SCALANA_MEM(name, size)                                                                   \
-  void shmem_##name(void *dest, const void *src, size_t n, int pe) {                              \
-    SCALANA_NEXT(shmem_##name, void (*)(void *, const void *, size_t, int));                      \
-    SCALANA_CALL(shmem_##name, MpiClass::OneSided);                                               \
-    next_(dest, src, n, pe);                                                                      \
-    scalana::rt::Issued(call, pe, uint64_t(n) * (size));                                          \
-  }
+// Untyped: elements of 1 to 16 bytes.
 #define SCALANA_MEM_FAMILY(dir)                                                                   \
-  SCALANA_MEM(dir##mem, 1)                                                                        \
-  SCALANA_MEM(dir##mem_nbi, 1)                                                                    \
-  SCALANA_MEM(dir##8, 1)                                                                          \
-  SCALANA_MEM(dir##8_nbi, 1)                                                                      \
-  SCALANA_MEM(dir##16, 2)                                                                         \
-  SCALANA_MEM(dir##16_nbi, 2)                                                                     \
-  SCALANA_MEM(dir##32, 4)                                                                         \
-  SCALANA_MEM(dir##32_nbi, 4)                                                                     \
-  SCALANA_MEM(dir##64, 8)                                                                         \
-  SCALANA_MEM(dir##64_nbi, 8)                                                                     \
-  SCALANA_MEM(dir##128, 16)                                                                       \
-  SCALANA_MEM(dir##128_nbi, 16)
+  SCALANA_TRANSFER(void, dir##mem, 1)                                                             \
+  SCALANA_TRANSFER(void, dir##mem_nbi, 1)                                                         \
+  SCALANA_TRANSFER(void, dir##8, 1)                                                               \
+  SCALANA_TRANSFER(void, dir##8_nbi, 1)                                                           \
+  SCALANA_TRANSFER(void, dir##16, 2)                                                              \
+  SCALANA_TRANSFER(void, dir##16_nbi, 2)                                                          \
+  SCALANA_TRANSFER(void, dir##32, 4)                                                              \
+  SCALANA_TRANSFER(void, dir##32_nbi, 4)                                                          \
+  SCALANA_TRANSFER(void, dir##64, 8)                                                              \
+  SCALANA_TRANSFER(void, dir##64_nbi, 8)                                                          \
+  SCALANA_TRANSFER(void, dir##128, 16)                                                            \
+  SCALANA_TRANSFER(void, dir##128_nbi, 16)
 SCALANA_MEM_FAMILY(put)
 SCALANA_MEM_FAMILY(get)
 
 // ---- atomics: one operation of sizeof(T) bytes on PE
 
-#define SCALANA_AMO_VOID(T, name, params, args)                                                   \
-  void shmem_##name params {                                                                      \
-    SCALANA_NEXT(shmem_##name, void(*) params);                                                   \
-    SCALANA_CALL(shmem_##name, MpiClass::OneSided);                                               \
-    next_ args;                                                                                   \
-    scalana::rt::Issued(call, pe, sizeof(T));                                                     \
-  }
-#define SCALANA_AMO_FETCH(T, name, params, args)                                                  \
-  T shmem_##name params {                                                                         \
-    SCALANA_NEXT(shmem_##name, T(*) params);                                                      \
-    SCALANA_CALL(shmem_##name, MpiClass::OneSided);                                               \
-    T v = next_ args;                                                                             \
-    scalana::rt::Issued(call, pe, sizeof(T));                                                     \
-    return v;                                                                                     \
-  }
-
 // Every AMO type (OpenSHMEM 1.4): fetch, set and swap.
 #define SCALANA_AMO_EXTENDED(T, t)                                                                \
-  SCALANA_AMO_FETCH(T, t##_atomic_fetch, (const T *src, int pe), (src, pe))                       \
-  SCALANA_AMO_VOID(T, t##_atomic_set, (T * dest, T value, int pe), (dest, value, pe))             \
-  SCALANA_AMO_FETCH(T, t##_atomic_swap, (T * dest, T value, int pe), (dest, value, pe))
+  SCALANA_ONE_FETCH(T, t##_atomic_fetch, (const T *src, int pe), (src, pe))                       \
+  SCALANA_ONE(T, t##_atomic_set, (T * dest, T value, int pe), (dest, value, pe))                  \
+  SCALANA_ONE_FETCH(T, t##_atomic_swap, (T * dest, T value, int pe), (dest, value, pe))
 // Integer AMO types: add, inc and their fetching forms, compare-and-swap.
 #define SCALANA_AMO_STANDARD(T, t)                                                                \
   SCALANA_AMO_EXTENDED(T, t)                                                                      \
-  SCALANA_AMO_VOID(T, t##_atomic_add, (T * dest, T value, int pe), (dest, value, pe))             \
-  SCALANA_AMO_VOID(T, t##_atomic_inc, (T * dest, int pe), (dest, pe))                             \
-  SCALANA_AMO_FETCH(T, t##_atomic_fetch_add, (T * dest, T value, int pe), (dest, value, pe))      \
-  SCALANA_AMO_FETCH(T, t##_atomic_fetch_inc, (T * dest, int pe), (dest, pe))                      \
-  SCALANA_AMO_FETCH(T, t##_atomic_compare_swap, (T * dest, T cond, T value, int pe),              \
+  SCALANA_ONE(T, t##_atomic_add, (T * dest, T value, int pe), (dest, value, pe))                  \
+  SCALANA_ONE(T, t##_atomic_inc, (T * dest, int pe), (dest, pe))                                  \
+  SCALANA_ONE_FETCH(T, t##_atomic_fetch_add, (T * dest, T value, int pe), (dest, value, pe))      \
+  SCALANA_ONE_FETCH(T, t##_atomic_fetch_inc, (T * dest, int pe), (dest, pe))                      \
+  SCALANA_ONE_FETCH(T, t##_atomic_compare_swap, (T * dest, T cond, T value, int pe),              \
                     (dest, cond, value, pe))
 // The names OpenSHMEM 1.4 deprecated, for int, long and long long only.
 #define SCALANA_AMO_DEPRECATED(T, t)                                                              \
-  SCALANA_AMO_FETCH(T, t##_fetch, (const T *src, int pe), (src, pe))                              \
-  SCALANA_AMO_VOID(T, t##_set, (T * dest, T value, int pe), (dest, value, pe))                    \
-  SCALANA_AMO_FETCH(T, t##_swap, (T * dest, T value, int pe), (dest, value, pe))                  \
-  SCALANA_AMO_VOID(T, t##_add, (T * dest, T value, int pe), (dest, value, pe))                    \
-  SCALANA_AMO_VOID(T, t##_inc, (T * dest, int pe), (dest, pe))                                    \
-  SCALANA_AMO_FETCH(T, t##_fadd, (T * dest, T value, int pe), (dest, value, pe))                  \
-  SCALANA_AMO_FETCH(T, t##_finc, (T * dest, int pe), (dest, pe))                                  \
-  SCALANA_AMO_FETCH(T, t##_cswap, (T * dest, T cond, T value, int pe), (dest, cond, value, pe))
+  SCALANA_ONE_FETCH(T, t##_fetch, (const T *src, int pe), (src, pe))                              \
+  SCALANA_ONE(T, t##_set, (T * dest, T value, int pe), (dest, value, pe))                         \
+  SCALANA_ONE_FETCH(T, t##_swap, (T * dest, T value, int pe), (dest, value, pe))                  \
+  SCALANA_ONE(T, t##_add, (T * dest, T value, int pe), (dest, value, pe))                         \
+  SCALANA_ONE(T, t##_inc, (T * dest, int pe), (dest, pe))                                         \
+  SCALANA_ONE_FETCH(T, t##_fadd, (T * dest, T value, int pe), (dest, value, pe))                  \
+  SCALANA_ONE_FETCH(T, t##_finc, (T * dest, int pe), (dest, pe))                                  \
+  SCALANA_ONE_FETCH(T, t##_cswap, (T * dest, T cond, T value, int pe), (dest, cond, value, pe))
 
 SCALANA_AMO_STANDARD(int, int)
 SCALANA_AMO_STANDARD(long, long)
@@ -336,11 +309,11 @@ SCALANA_AMO_DEPRECATED(int, int)
 SCALANA_AMO_DEPRECATED(long, long)
 SCALANA_AMO_DEPRECATED(long long, longlong)
 // shmem_float_swap and friends of 1.3 (fetch, set, swap only).
-SCALANA_AMO_FETCH(float, float_fetch, (const float *src, int pe), (src, pe))
-SCALANA_AMO_VOID(float, float_set, (float *dest, float value, int pe), (dest, value, pe))
-SCALANA_AMO_FETCH(float, float_swap, (float *dest, float value, int pe), (dest, value, pe))
-SCALANA_AMO_FETCH(double, double_fetch, (const double *src, int pe), (src, pe))
-SCALANA_AMO_VOID(double, double_set, (double *dest, double value, int pe), (dest, value, pe))
-SCALANA_AMO_FETCH(double, double_swap, (double *dest, double value, int pe), (dest, value, pe))
+SCALANA_ONE_FETCH(float, float_fetch, (const float *src, int pe), (src, pe))
+SCALANA_ONE(float, float_set, (float *dest, float value, int pe), (dest, value, pe))
+SCALANA_ONE_FETCH(float, float_swap, (float *dest, float value, int pe), (dest, value, pe))
+SCALANA_ONE_FETCH(double, double_fetch, (const double *src, int pe), (src, pe))
+SCALANA_ONE(double, double_set, (double *dest, double value, int pe), (dest, value, pe))
+SCALANA_ONE_FETCH(double, double_swap, (double *dest, double value, int pe), (dest, value, pe))
 
 } // extern "C"
