@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""What a wrapped MPI call costs: wrapper_cost.c built with plain mpicc, run
+"""What a wrapped MPI call costs: wrapper_cost.c built with plain mpicc
+driving clang-19 (-O2 -g, as bench-native's baseline), run
 at 2 ranks as is and under `scalana prof` (the runtime preloaded), in
 alternating order; prints the median ns per call of each operation, wrapped
 minus plain, and the overhead of two message-rate loops: with a fixed
@@ -71,7 +72,9 @@ def main():
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="scalana-bench-wrapper-")
     exe = os.path.join(work, "wrapper_cost")
-    subprocess.run(["mpicc", "-O2", os.path.join(HERE, "wrapper_cost.c"), "-o", exe], check=True)
+    # The baseline the user compares with: Open MPI's driver on clang-19.
+    subprocess.run(["mpicc", "-O2", "-g", os.path.join(HERE, "wrapper_cost.c"), "-o", exe],
+                   check=True, env=dict(os.environ, OMPI_CC="clang-19"))
     mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", "2"]
     scalana = os.path.join(args.bin, "scalana")
     results = {"plain": [], "wrapped": []}
