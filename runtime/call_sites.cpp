@@ -79,7 +79,7 @@ void Unwind(uintptr_t ra, Entry &e) {
 
 } // namespace
 
-CallSiteContext Lookup(Cache &cache, Key key) {
+Entry &Lookup(Cache &cache, Key key) {
   auto &entries = cache.entries;
   if (entries.size() >= kMaxEntries) {
     entries.clear();
@@ -102,11 +102,11 @@ CallSiteContext Lookup(Cache &cache, Key key) {
     // the same depth): its count belongs to the old context.
     if (!fresh) {
       e.calls = 0;
-      e.index = CallSiteContext::kNoIndex;
+      e.index = Entry::kNoIndex;
     }
     Unwind(key.ra, e);
   }
-  return Of(e);
+  return e;
 }
 
 } // namespace call_sites

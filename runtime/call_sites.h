@@ -23,15 +23,6 @@
 
 namespace scalana::rt {
 
-struct CallSiteContext {
-  const uint64_t *frames = nullptr; // the recorded context (program frames)
-  uint32_t length = 0;
-  uint64_t *calls = nullptr; // calls seen on this thread with this context
-  // The recorder's index of the context, kNoIndex until it interns it.
-  uint32_t *index = nullptr;
-  static constexpr uint32_t kNoIndex = UINT32_MAX;
-};
-
 namespace call_sites {
 
 struct Slot {
@@ -42,9 +33,11 @@ struct Slot {
 struct Entry {
   std::vector<Slot> slots; // the frames outside the key frame; empty: check impossible
   std::vector<uint64_t> frames;
-  uint64_t calls = 0;
-  uint32_t index = CallSiteContext::kNoIndex;
+  uint64_t calls = 0; // calls seen on this thread with this context
+  // The recorder's index of the context, kNoIndex until it interns it.
+  uint32_t index = kNoIndex;
   bool checkable = false;
+  static constexpr uint32_t kNoIndex = UINT32_MAX;
 };
 
 struct Key {
@@ -87,27 +80,32 @@ inline bool StillValid(const Entry &e) {
   return true;
 }
 
-inline CallSiteContext Of(Entry &e) {
-  return CallSiteContext{e.frames.data(), uint32_t(e.frames.size()), &e.calls, &e.index};
-}
-
 // Every other case: a new key, or a key whose chain of calls changed.
-CallSiteContext Lookup(Cache &cache, Key key);
+Entry &Lookup(Cache &cache, Key key);
 
 } // namespace call_sites
 
-// The context of the MPI call whose wrapper returns to RETURN_ADDRESS and
-// has frame address FRAME_ADDRESS (__builtin_return_address(0) and
-// __builtin_frame_address(0) in the wrapper). Not async-signal-safe (it may
-// allocate); it keeps the sampler out of libunwind while it unwinds
-// (ThreadSamples::unwinding). The result stays valid until the next call on
-// this thread. Inline: the repeated call, the common case, is a few loads.
-inline CallSiteContext ContextOfCall(const void *return_address, const void *frame_address) {
-  call_sites::Cache &cache = LateThreadLocal<call_sites::Cache>::Get();
-  call_sites::Key key{uintptr_t(return_address), uintptr_t(frame_address)};
-  if (call_sites::Entry *e = cache.FindRecent(key); e && call_sites::StillValid(*e))
-    return call_sites::Of(*e);
-  return call_sites::Lookup(cache, key);
+// The call site whose wrapper returns to RETURN_ADDRESS and has frame
+// address FRAME_ADDRESS (__builtin_return_address(0) and
+// __builtin_frame_address(0) in the wrapper), if it is one of this thread's
+// last four, still valid and interned: the common case, a few loads, inline.
+// Null otherwise; then ContextOfCall does the rest.
+inline call_sites::Entry *RecentCallSite(const void *return_address, const void *frame_address) {
+  call_sites::Cache *cache = LateThreadLocal<call_sites::Cache>::Peek();
+  if (!cache)
+    return nullptr;
+  call_sites::Entry *e =
+      cache->FindRecent(call_sites::Key{uintptr_t(return_address), uintptr_t(frame_address)});
+  return e && e->index != call_sites::Entry::kNoIndex && call_sites::StillValid(*e) ? e : nullptr;
+}
+
+// The same call site's entry in every case (its frames are the context, its
+// index may still be kNoIndex). Not async-signal-safe (it may allocate); it
+// keeps the sampler out of libunwind while it unwinds
+// (ThreadSamples::unwinding). Valid until the next call on this thread.
+inline call_sites::Entry &ContextOfCall(const void *return_address, const void *frame_address) {
+  return call_sites::Lookup(LateThreadLocal<call_sites::Cache>::Get(),
+                            call_sites::Key{uintptr_t(return_address), uintptr_t(frame_address)});
 }
 
 } // namespace scalana::rt

@@ -21,8 +21,8 @@
     "sample source: auto tries PAPI presets, then PAPI perf::TASK-CLOCK, then a POSIX "            \
     "CPU-time timer")                                                                              \
   X(DepSample, "SCALANA_DEP_SAMPLE", "dep-sample", "", Uint, "100000", "0..4000000000",            \
-    "per call context, after this many calls record MPI parameters for a random 1 in 16 "          \
-    "calls (weighted x16); calls and time are always counted; 0 records every call")               \
+    "per call context, after this many calls record MPI parameters for 1 in 16 calls, spread "     \
+    "evenly (weighted x16); calls and time are always counted; 0 records every call")              \
   X(Verbose, "SCALANA_VERBOSE", "verbose", "v", Bool, "0", "0|1",                                  \
     "print the sampling source on rank 0 at start and a summary at finalize")                      \
   X(Force, "SCALANA_FORCE", "force", "f", Bool, "0", "0|1",                                        \

@@ -2,17 +2,19 @@
 //
 // Per-call path (docs/runtime.md, "Cost of a wrapped call"): every thread
 // aggregates into its own ThreadRec (MPI rows by context index, dependence
-// rows and pending requests in open-addressing tables). A spinlock guards
-// what other threads touch: the writer thread reads the rows for a snapshot,
-// and a thread may complete a request another one posted; a call takes it
-// at most once. Nothing is merged until a snapshot: the common call takes no
-// shared lock, allocates nothing and touches no cache line another thread
-// writes, except the atomic counter of its message channel.
+// rows and pending requests in open-addressing tables). A lock guards what
+// other threads touch: the writer thread reads the rows for a snapshot, and
+// a thread may complete a request another one posted; a call takes it at
+// most once, and below MPI_THREAD_MULTIPLE with no atomic instruction
+// (RecordLock). Nothing is merged until a snapshot: the common call takes
+// no shared lock, allocates nothing and touches no cache line another
+// thread writes, except the counter of its message channel.
 #include "recorder.h"
 
 #include "call_sites.h"
 #include "config.h"
 #include "late_thread_local.h"
+#include "record_lock.h"
 #include "runtime.h"
 
 #include <pthread.h>
@@ -107,32 +109,38 @@ struct DepAgg {
   }
 };
 
-// Open addressing, linear probing; rows are never removed. The last two
-// rows used are checked first: a loop of calls records one or two rows
-// (posting and completing context) over and over.
+// Open addressing, linear probing; rows are never removed. The last four
+// rows used are checked first: a loop of calls records a few rows over and
+// over (an exchange: a send and a receive, each on its posting and its
+// completing context).
 class DepTable {
 public:
   // The row of K, or null. Changes nothing another thread reads (only the
   // memo, which is the owner's).
   DepAgg *Find(const DepKey &k) {
-    for (int m = 0; m < 2; ++m)
-      if (memo_[m].agg && memo_[m].key == k)
-        return memo_[m].agg;
+    if (DepAgg *d = Recent(k))
+      return d;
     if (slots_.empty())
       return nullptr;
     size_t mask = slots_.size() - 1;
     for (size_t i = k.Hash() & mask; slots_[i].used; i = (i + 1) & mask)
-      if (slots_[i].key == k) {
-        memo_[next_memo_] = Memo{k, &slots_[i].agg};
-        next_memo_ ^= 1;
-        return &slots_[i].agg;
-      }
+      if (slots_[i].key == k)
+        return Remember(k, slots_[i].agg);
     return nullptr;
   }
   DepAgg &At(const DepKey &k) {
-    for (int m = 0; m < 2; ++m)
-      if (memo_[m].agg && memo_[m].key == k)
-        return *memo_[m].agg;
+    if (DepAgg *d = Recent(k))
+      return *d;
+    return Probe(k);
+  }
+  template <typename F> void ForEach(F &&f) const {
+    for (const Slot &s : slots_)
+      if (s.used)
+        f(s.key, s.agg);
+  }
+
+private:
+  __attribute__((noinline)) DepAgg &Probe(const DepKey &k) {
     if ((used_ + 1) * 2 > slots_.size())
       Grow();
     size_t mask = slots_.size() - 1;
@@ -145,25 +153,28 @@ public:
       } else if (!(s.key == k)) {
         continue;
       }
-      memo_[next_memo_] = Memo{k, &s.agg};
-      next_memo_ ^= 1;
-      return s.agg;
+      return *Remember(k, s.agg);
     }
   }
-  template <typename F> void ForEach(F &&f) const {
-    for (const Slot &s : slots_)
-      if (s.used)
-        f(s.key, s.agg);
-  }
-
-private:
   struct Slot {
     bool used = false;
     DepKey key{};
     DepAgg agg;
   };
+  DepAgg *Recent(const DepKey &k) const {
+    for (const Memo &m : memo_)
+      if (m.agg && m.key == k)
+        return m.agg;
+    return nullptr;
+  }
+  DepAgg *Remember(const DepKey &k, DepAgg &agg) {
+    memo_[next_memo_] = Memo{k, &agg};
+    next_memo_ = (next_memo_ + 1) % kMemo;
+    return &agg;
+  }
   void Grow() {
-    memo_[0].agg = memo_[1].agg = nullptr;
+    for (Memo &m : memo_)
+      m.agg = nullptr;
     std::vector<Slot> old(std::max<size_t>(64, slots_.size() * 2));
     old.swap(slots_);
     used_ = 0;
@@ -177,8 +188,9 @@ private:
   };
   std::vector<Slot> slots_;
   size_t used_ = 0;
-  Memo memo_[2];
-  int next_memo_ = 0;
+  static constexpr unsigned kMemo = 4;
+  Memo memo_[kMemo];
+  unsigned next_memo_ = 0;
 };
 
 // A communicator (or window) as world ranks: its index in the profile's
@@ -214,34 +226,49 @@ struct Request {
 // operations share a handle.
 class RequestTable {
 public:
-  void Insert(const Request &r) {
-    uint32_t node = NewNode(r);
-    if (Slot *s = FindSlot(r.handle)) {
-      nodes_[s->tail].next = node;
-      s->tail = node;
-      return;
-    }
+  // A new entry for HANDLE, after the ones it already has, built in place
+  // by the caller's FILL(Request &): copying a Request assembled on
+  // the stack stalls on store forwarding (wide loads of narrower stores
+  // still in flight), which cost as much as the rest of the insertion.
+  template <typename F> void Insert(MPI_Request handle, F &&fill) {
+    uint32_t node = NewNode();
+    Request &r = nodes_[node].r;
+    fill(r);
+    r.handle = handle;
     if ((used_ + dead_ + 1) * 4 > slots_.size() * 3)
       Rehash();
+    // One probe: the handle's slot if it has one, else the first free one.
     size_t mask = slots_.size() - 1;
-    for (size_t i = Hash(r.handle) & mask;; i = (i + 1) & mask) {
+    Slot *free_slot = nullptr;
+    for (size_t i = Hash(handle) & mask;; i = (i + 1) & mask) {
       Slot &s = slots_[i];
-      if (s.state != kUsed) {
-        dead_ -= s.state == kDead;
-        s = Slot{kUsed, r.handle, node, node};
-        ++used_;
-        return;
+      if (s.state == kUsed) {
+        if (s.handle == handle) {
+          nodes_[s.tail].next = node;
+          s.tail = node;
+          return;
+        }
+        continue;
       }
+      if (!free_slot)
+        free_slot = &s;
+      if (s.state == kEmpty)
+        break;
     }
+    dead_ -= free_slot->state == kDead;
+    *free_slot = Slot{kUsed, handle, node, node};
+    ++used_;
   }
   // The oldest entry for HANDLE, or null. Valid until the next Insert.
   Request *Find(MPI_Request handle) {
-    Slot *s = FindSlot(handle);
-    return s ? &nodes_[s->head].r : nullptr;
+    found_ = FindSlot(handle);
+    return found_ ? &nodes_[found_->head].r : nullptr;
   }
   // Removes the oldest entry for HANDLE (the one Find returns).
   void PopOldest(MPI_Request handle) {
-    Slot *s = FindSlot(handle);
+    // Completions find, then pop: the slot Find saw saves a second probe.
+    Slot *s =
+        found_ && found_->state == kUsed && found_->handle == handle ? found_ : FindSlot(handle);
     if (!s)
       return;
     uint32_t node = s->head;
@@ -282,18 +309,19 @@ private:
         return &slots_[i];
     return nullptr;
   }
-  uint32_t NewNode(const Request &r) {
+  uint32_t NewNode() {
     uint32_t node = free_;
     if (node != kNone) {
       free_ = nodes_[node].next;
-      nodes_[node] = Node{r, kNone};
     } else {
       node = uint32_t(nodes_.size());
-      nodes_.push_back(Node{r, kNone});
+      nodes_.emplace_back();
     }
+    nodes_[node].next = kNone;
     return node;
   }
   void Rehash() {
+    found_ = nullptr;
     size_t size = std::max<size_t>(64, slots_.size());
     if ((used_ + 1) * 2 > size)
       size *= 2;
@@ -313,6 +341,7 @@ private:
   }
   std::vector<Slot> slots_;
   std::vector<Node> nodes_;
+  Slot *found_ = nullptr; // the slot Find returned last (reset by Rehash)
   uint32_t free_ = kNone;
   size_t used_ = 0, dead_ = 0;
 };
@@ -337,33 +366,6 @@ struct WinTargetHash {
   }
 };
 
-// Bounded spinlock. Hazard: a thread stopped by a fatal signal, or a forked
-// child's copy of a lock the writer held, never releases it, so every
-// waiter gives up after a deadline (and counts it) instead of hanging.
-struct SpinLock {
-  std::atomic<uint32_t> v{0};
-  bool TryFor(double seconds) {
-    if (!v.exchange(1, std::memory_order_acquire))
-      return true; // the common, uncontended case: one exchange
-    auto deadline =
-        std::chrono::steady_clock::now() + std::chrono::microseconds(int64_t(seconds * 1e6));
-    for (unsigned spins = 0;; ++spins) {
-      if (!v.load(std::memory_order_relaxed) && !v.exchange(1, std::memory_order_acquire))
-        return true;
-      if (spins < 64) {
-#if defined(__x86_64__) || defined(__i386__)
-        __builtin_ia32_pause();
-#endif
-        continue;
-      }
-      if (std::chrono::steady_clock::now() > deadline)
-        return false;
-      sched_yield();
-    }
-  }
-  void Unlock() { v.store(0, std::memory_order_release); }
-};
-
 constexpr double kOwnerLockSeconds = 2.0, kPeerLockSeconds = 0.1;
 
 } // namespace
@@ -376,7 +378,7 @@ constexpr double kOwnerLockSeconds = 2.0, kPeerLockSeconds = 0.1;
 // rows, a thread completing a request another one posted changes REQUESTS.
 // The rest is the owner's alone and needs no lock.
 struct ThreadRec {
-  SpinLock lock;
+  RecordLock lock;
   ThreadRec *next = nullptr;
   std::atomic<bool> orphan{false};
   std::vector<MpiAgg> mpi; // by context index; resized under LOCK (MpiAgg)
@@ -427,14 +429,16 @@ struct RecOwner {
 ThreadRec &OwnRec() { return *LateThreadLocal<RecOwner>::Get().rec; }
 
 // Locks this thread's record for CALL (once per call; the destructor
-// unlocks). Throws when the lock stays taken (see SpinLock).
+// unlocks). Throws when the lock stays taken (see RecordLock).
 struct LockTimeout {};
-ThreadRec &Hold(MpiCall &call) {
+[[noreturn]] __attribute__((noinline, cold)) void ThrowLockTimeout() { throw LockTimeout{}; }
+// Inline: every recorded request and message takes it.
+__attribute__((always_inline)) inline ThreadRec &Hold(MpiCall &call) {
   if (call.held())
     return *call.held();
   ThreadRec &r = OwnRec();
-  if (!r.lock.TryFor(kOwnerLockSeconds))
-    throw LockTimeout{};
+  if (!r.lock.OwnerTryFor(kOwnerLockSeconds))
+    ThrowLockTimeout();
   call.held() = &r;
   return r;
 }
@@ -442,7 +446,10 @@ ThreadRec &Hold(MpiCall &call) {
 // ---- message channels: numbering of the messages of (peer, tag, comm)
 //
 // One counter per channel and direction, process-wide, in a fixed
-// open-addressing table of atomics: a number is taken with one fetch_add.
+// open-addressing table of atomics. Below MPI_THREAD_MULTIPLE no two MPI
+// calls run at once, so a number is taken with a plain load and store: a
+// locked instruction here, right after the message was posted, costs tens
+// of nanoseconds (RecordLock). With MPI_THREAD_MULTIPLE it is a fetch_add.
 // Channels are in practice used by one thread, and then the numbers follow
 // MPI's matching order exactly. Hazard: when threads of an
 // MPI_THREAD_MULTIPLE program send (or complete receives) on the same
@@ -456,6 +463,18 @@ struct Channel {
 };
 constexpr size_t kChannels = size_t(1) << 16;
 std::atomic<Channel *> g_channels{nullptr};
+// Set at MPI_Init from the thread level MPI provides, before other threads
+// may call MPI.
+std::atomic<bool> g_calls_serialized{false};
+
+uint64_t Take(std::atomic<uint64_t> &count) {
+  if (g_calls_serialized.load(std::memory_order_relaxed)) {
+    uint64_t next = count.load(std::memory_order_relaxed) + 1;
+    count.store(next, std::memory_order_relaxed);
+    return next;
+  }
+  return count.fetch_add(1, std::memory_order_relaxed) + 1;
+}
 
 // The next number (from 1) on the channel; 0 when the table is full.
 uint64_t NextSeq(bool recv, int32_t peer, int32_t tag, uint32_t comm) {
@@ -474,13 +493,13 @@ uint64_t NextSeq(bool recv, int32_t peer, int32_t tag, uint32_t comm) {
         c.tag = tag;
         c.comm_dir = comm_dir;
         c.state.store(2, std::memory_order_release);
-        return c.count.fetch_add(1, std::memory_order_relaxed) + 1;
+        return Take(c.count);
       }
     }
     while (st == 1) // another thread is filling in its key: a few stores
       st = c.state.load(std::memory_order_acquire);
     if (c.peer == peer && c.tag == tag && c.comm_dir == comm_dir)
-      return c.count.fetch_add(1, std::memory_order_relaxed) + 1;
+      return Take(c.count);
   }
   static std::atomic<bool> told{false};
   if (!told.exchange(true))
@@ -729,9 +748,12 @@ int32_t PeerWorld(const GroupInfo &g, int peer) {
   return (*g.peers)[size_t(peer)];
 }
 
-// SEQ: the message's number on its channel (0: none).
-void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind, int32_t peer, int32_t tag, uint32_t comm,
-            uint64_t count, uint64_t bytes, double wait, uint64_t seq = 0) {
+// SEQ: the message's number on its channel (0: none). Inline: its
+// arguments alone took more instructions than its work.
+__attribute__((always_inline)) inline void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind,
+                                                  int32_t peer, int32_t tag, uint32_t comm,
+                                                  uint64_t count, uint64_t bytes, double wait,
+                                                  uint64_t seq = 0) {
   DepAgg &d = t.deps.At(DepKey{ctx, kind, peer, tag, comm});
   d.Add(count, bytes, wait);
   if (seq)
@@ -768,42 +790,59 @@ __attribute__((always_inline)) inline void Guarded(const char *what, F &&f) noex
 
 // ---- MpiCall
 
+namespace {
+// The first call of a call site, or of a new chain of calls to it: unwinds
+// and interns the context. Out of line, so that the common call saves no
+// registers for it. Null when it failed (counted).
+__attribute__((noinline)) call_sites::Entry *NewCallSite(const void *return_address,
+                                                         const void *frame_address) noexcept {
+  try {
+    call_sites::Entry &e = ContextOfCall(return_address, frame_address);
+    if (e.index == call_sites::Entry::kNoIndex) {
+      State &s = S();
+      std::lock_guard<std::timed_mutex> lock(s.mu);
+      e.index = InternLocked(s, Context(e.frames.begin(), e.frames.end()));
+    }
+    return &e;
+  } catch (...) {
+    CountError("mpi_context");
+    return nullptr;
+  }
+}
+} // namespace
+
 MpiCall::MpiCall(const char *, MpiClass, const void *return_address, const void *frame_address,
                  bool timed) noexcept
     : timed_(timed) {
   // Calls made from inside another wrapped call belong to the outer one.
   if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
     return;
-  ThreadSamples *t = CurrentThread();
-  try {
-    CallSiteContext c = ContextOfCall(return_address, frame_address);
-    if (t) {
+  call_sites::Entry *e = RecentCallSite(return_address, frame_address);
+  if (!e)
+    e = NewCallSite(return_address, frame_address);
+  if (e) {
+    if (ThreadSamples *t = CurrentThread()) {
       // While the call runs, this thread's samples take its context instead
       // of unwinding through the MPI library.
-      t->mpi_frames = c.frames;
+      t->mpi_frames = e->frames.data();
       std::atomic_signal_fence(std::memory_order_release); // frames before their length
-      t->mpi_frames_length = c.length;
+      t->mpi_frames_length = uint32_t(e->frames.size());
       thread_ = t;
     }
-    if (*c.index == CallSiteContext::kNoIndex) {
-      State &s = S();
-      std::lock_guard<std::timed_mutex> lock(s.mu);
-      *c.index = InternLocked(s, Context(c.frames, c.frames + c.length));
-    }
-    ctx_ = *c.index;
-    uint64_t threshold = g_dep_threshold.load(std::memory_order_relaxed);
-    if (++*c.calls > threshold && threshold) {
-      // Past the threshold: record parameters of a random 1 in 16 calls,
-      // weighted 16, so counts and bytes stay unbiased estimates.
-      SCALANA_TLS uint64_t random = g_dep_seed.load() ^ uint64_t(pthread_self());
-      random ^= random << 13;
-      random ^= random >> 7;
-      random ^= random << 17;
-      dep_weight_ = (random & 15) == 0 ? 16 : 0;
+    ctx_ = e->index;
+    uint64_t n = ++e->calls, threshold = g_dep_threshold.load(std::memory_order_relaxed);
+    if (n > threshold && threshold) {
+      // Past the threshold: record parameters of 1 in 16 calls, weighted
+      // 16, so counts and bytes stay unbiased estimates. Chosen by a Weyl
+      // sequence over the call's number (top 4 bits of n times the golden
+      // ratio, offset per rank and call site): a few instructions where a
+      // random generator costs a dozen more, and, as n times an irrational
+      // is equidistributed along every arithmetic progression of n, no
+      // period of the program's calls can bias which ones are recorded.
+      uint64_t offset = g_dep_seed.load(std::memory_order_relaxed) ^ uintptr_t(e);
+      dep_weight_ = (n * 0x9e3779b97f4a7c15ull + offset) >> 60 == 0 ? 16 : 0;
     }
     active_ = true;
-  } catch (...) {
-    CountError("mpi_context");
   }
   if (!timed_)
     return;
@@ -842,7 +881,7 @@ MpiCall::~MpiCall() {
     });
   }
   if (held_)
-    held_->lock.Unlock();
+    held_->lock.OwnerUnlock();
 }
 
 // Sizes of predefined datatypes come from a small per-thread cache: asking
@@ -860,7 +899,7 @@ uint64_t Bytes(int count, MPI_Datatype type) noexcept {
   SCALANA_TLS Named cache[8] = {};
   uint64_t v = 0;
   std::memcpy(&v, &type, std::min(sizeof type, sizeof v));
-  Named &e = cache[Mix(v) & 7];
+  Named &e = cache[(v * 0x9e3779b97f4a7c15ull) >> 61]; // one multiply: Fibonacci hashing
   int size = 0;
   if (e.type == type) { // an empty slot holds 0, which is no valid datatype
     size = e.size;
@@ -933,6 +972,10 @@ void InitDone(MpiCall &) noexcept {
     PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
     CalibrateTicks();
+    int level = MPI_THREAD_SINGLE;
+    bool serialized = PMPI_Query_thread(&level) == MPI_SUCCESS && level < MPI_THREAD_MULTIPLE;
+    g_calls_serialized.store(serialized);
+    UseAsymmetricLocks(serialized);
     Channel *channels = new Channel[kChannels]; // 2 MiB, touched only where used
     Channel *expected = nullptr;
     if (!g_channels.compare_exchange_strong(expected, channels))
@@ -1171,13 +1214,13 @@ template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f
   // Hazard: holding two records at once could deadlock against a thread
   // doing the same the other way round, so this thread's goes first and the
   // others are taken one at a time.
-  own.lock.Unlock();
+  own.lock.OwnerUnlock();
   call.held() = nullptr;
   bool found = false;
   for (ThreadRec *t = g_recs.load(std::memory_order_acquire); t && !found; t = t->next) {
     if (t == &own)
       continue;
-    if (!t->lock.TryFor(kPeerLockSeconds)) {
+    if (!t->lock.ForeignTryFor(kPeerLockSeconds)) {
       CountError("request_lookup_locked");
       continue;
     }
@@ -1185,7 +1228,7 @@ template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f
       f(*t, *r);
       found = true;
     }
-    t->lock.Unlock();
+    t->lock.ForeignUnlock();
   }
   Hold(call);
   return found;
@@ -1238,8 +1281,20 @@ void Resolve(MpiCall &call, const Request &r, const MPI_Status *status, double w
 void Register(MpiCall &call, MPI_Request req, DepKind kind, int32_t world, int32_t tag, GroupInfo g,
               uint64_t bytes, bool persistent, uint64_t seq) {
   ThreadRec &t = Hold(call);
-  t.requests.Insert(Request{req, call.context(), kind, persistent, world, tag, g, bytes,
-                            call.dep_weight(), 0, 0.0, seq});
+  t.requests.Insert(req, [&](Request &r) {
+    r.ctx = call.context();
+    r.kind = kind;
+    r.persistent = persistent;
+    r.peer = world;
+    r.tag = tag;
+    r.group.comm_index = g.comm_index; // field by field: see Insert
+    r.group.peers = g.peers;
+    r.bytes = bytes;
+    r.weight = call.dep_weight();
+    r.poll_ctx = 0;
+    r.polled = 0.0;
+    r.seq = seq;
+  });
 }
 
 } // namespace
@@ -1539,7 +1594,7 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
   for (ThreadRec *t = g_recs.load(std::memory_order_acquire); t; t = t->next) {
     double left =
         std::chrono::duration<double>(deadline - std::chrono::steady_clock::now()).count();
-    if (!t->lock.TryFor(std::max(left, 0.001))) {
+    if (!t->lock.ForeignTryFor(std::max(left, 0.001))) {
       r.errors["thread_data_locked"] += 1;
       continue;
     }
@@ -1561,7 +1616,7 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
       for (uint32_t q = 0; q < d.seqs.n; ++q)
         sum.seqs.Add(d.seqs.r[q]);
     });
-    t->lock.Unlock();
+    t->lock.ForeignUnlock();
   }
   std::unique_lock<std::timed_mutex> lock(s.mu, deadline);
   if (!lock.owns_lock())

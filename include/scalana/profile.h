@@ -86,12 +86,17 @@ struct SeqRanges {
   SeqRange r[kMaxSeqRanges + 1];
 
   void Add(SeqRange q) {
-    // Numbers of one row usually arrive in order: extend the last range.
+    // Numbers of one row usually arrive in order: extend the last range
+    // (inline, as the profiler's wrappers do this for every message).
+    if (n && q.first >= r[n - 1].first && q.first <= r[n - 1].last + 1)
+      r[n - 1].last = std::max(r[n - 1].last, q.last);
+    else
+      AddRange(q);
+  }
+
+private:
+  void AddRange(SeqRange q) {
     if (n && q.first >= r[n - 1].first) {
-      if (q.first <= r[n - 1].last + 1) {
-        r[n - 1].last = std::max(r[n - 1].last, q.last);
-        return;
-      }
       r[n++] = q;
     } else {
       uint32_t i = 0;
