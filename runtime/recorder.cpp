@@ -763,9 +763,11 @@ __attribute__((always_inline)) inline void AddDep(ThreadRec &t, uint32_t ctx, De
 // A row with no message number (one-sided, collective): when it exists,
 // added to without the lock, as the MPI rows are (MpiAgg); a new row,
 // which may grow the table, takes it. Rows with numbers always take it: a
-// snapshot must not see their ranges half-changed.
-void AddUnnumberedDep(MpiCall &call, uint32_t ctx, DepKind kind, int32_t peer, uint32_t comm,
-                      uint64_t count, uint64_t bytes, double wait) {
+// snapshot must not see their ranges half-changed. Inline, like AddDep.
+__attribute__((always_inline)) inline void AddUnnumberedDep(MpiCall &call, uint32_t ctx,
+                                                            DepKind kind, int32_t peer,
+                                                            uint32_t comm, uint64_t count,
+                                                            uint64_t bytes, double wait) {
   if (DepAgg *d = OwnRec().deps.Find(DepKey{ctx, kind, peer, 0, comm})) {
     d->Add(count, bytes, wait);
     return;

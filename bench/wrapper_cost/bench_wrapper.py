@@ -23,7 +23,11 @@ sampling. Figures on a shared machine are noisy: take the medians of several
 runs, and compare builds with the same --runs. They also move with the
 machine's state (on a 2-core VM, plain MPI_Isend took 90 ns instead of 36
 for minutes at a time): compare figures of one invocation, which
-alternates plain and profiled runs, rather than figures of two.
+alternates plain and profiled runs, rather than figures of two. Costs and
+overheads are medians over the pairs of a plain run and the profiled run
+next to it, so that a change of state during an invocation shifts a pair
+or two rather than the whole comparison; the medians of each side are
+printed too.
 """
 import argparse
 import os
@@ -101,27 +105,33 @@ def main():
             return float("nan"), []
         return statistics.median(vals), vals
 
-    print("wrapper cost, 2 ranks, sampler %s, median of %d runs (plain build, runtime "
-          "preloaded or not); thread CPU time" % (args.sampler, args.runs))
+    def paired(key, f):
+        # Run i of each kind ran next to the other (the list orders match).
+        vals = [f(p[key], w[key]) for p, w in zip(results["plain"], results["wrapped"])
+                if key in p and key in w]
+        return statistics.median(vals) if vals else float("nan")
+
+    print("wrapper cost, 2 ranks, sampler %s, %d runs of each (plain build, runtime "
+          "preloaded or not); thread CPU time; times: medians of each side; cost and "
+          "overhead: medians over adjacent pairs" % (args.sampler, args.runs))
     print("%-16s %10s %10s %10s" % ("operation", "plain ns", "wrapped ns", "cost ns"))
     for op in OPS:
         p, _ = med("plain", ("percall", op))
         w, _ = med("wrapped", ("percall", op))
-        print("%-16s %10.1f %10.1f %+10.1f" % (op, p, w, w - p))
+        print("%-16s %10.1f %10.1f %+10.1f" % (op, p, w,
+                                               paired(("percall", op), lambda a, b: b - a)))
     for label, how in (("1M", "work %d between calls, %d iterations" % (args.work, args.iters)),
                        ("1M-first", "work %d between calls, %d iterations" % (args.work, args.first)),
                        ("max", "no work, %d iterations" % args.iters)):
         for key, what in (("rate_p2p", "Isend/Irecv/Test loop"), ("rate_acc", "Accumulate loop")):
-            p, pv = med("plain", (label, key))
-            w, wv = med("wrapped", (label, key))
-            pc, _ = med("plain", (label, key + "_cpu"))
-            wc, _ = med("wrapped", (label, key + "_cpu"))
+            pc, pcv = med("plain", (label, key + "_cpu"))
+            wc, wcv = med("wrapped", (label, key + "_cpu"))
             rate, _ = med("plain", (label, key + "_calls_per_s"))
-            _, pcv = med("plain", (label, key + "_cpu"))
-            _, wcv = med("wrapped", (label, key + "_cpu"))
+            over = paired((label, key + "_cpu"), lambda a, b: (b / a - 1) * 100)
+            over_wall = paired((label, key), lambda a, b: (b / a - 1) * 100)
             print("%-22s %-38s plain %.3f s CPU (%.2f M calls per CPU s)  wrapped %.3f s  "
-                  "overhead CPU %+.1f%% (wall %+.1f%%)  CPU runs %s | %s"
-                  % (what, how, pc, rate / 1e6, wc, (wc / pc - 1) * 100, (w / p - 1) * 100,
+                  "overhead CPU %+.1f%% (wall %+.1f%%)  CPU runs (sorted) %s | %s"
+                  % (what, how, pc, rate / 1e6, wc, over, over_wall,
                      " ".join("%.3f" % x for x in sorted(pcv)),
                      " ".join("%.3f" % x for x in sorted(wcv))))
 
