@@ -878,7 +878,8 @@ MpiCall::~MpiCall() {
       }
       MpiAgg &m = t.mpi[ctx_];
       RelaxedAdd(m.calls, uint64_t(1));
-      RelaxedAdd(m.seconds, seconds_);
+      if (timed_)
+        RelaxedAdd(m.seconds, seconds_);
       RelaxedAdd(m.bytes, bytes_);
     });
   }
@@ -886,34 +887,19 @@ MpiCall::~MpiCall() {
     held_->lock.OwnerUnlock();
 }
 
-// Sizes of predefined datatypes come from a small per-thread cache: asking
-// the library costs two calls, as much as a whole wrapped Accumulate. Only
-// named types are cached: they are never freed, so a handle that names one
-// never names another type, while a derived type's handle may be reused by
-// a different type once freed.
-uint64_t Bytes(int count, MPI_Datatype type) noexcept {
+__thread NamedTypeSize tl_named_type_sizes[kNamedTypeSlots] = {};
+
+uint64_t BytesAskingTheLibrary(int count, MPI_Datatype type) noexcept {
   if (count <= 0 || type == MPI_DATATYPE_NULL)
     return 0;
-  struct Named {
-    MPI_Datatype type;
-    int size;
-  };
-  SCALANA_TLS Named cache[8] = {};
-  uint64_t v = 0;
-  std::memcpy(&v, &type, std::min(sizeof type, sizeof v));
-  Named &e = cache[(v * 0x9e3779b97f4a7c15ull) >> 61]; // one multiply: Fibonacci hashing
   int size = 0;
-  if (e.type == type) { // an empty slot holds 0, which is no valid datatype
-    size = e.size;
-  } else {
-    if (PMPI_Type_size(type, &size) != MPI_SUCCESS)
-      return 0;
-    int ints = 0, addresses = 0, types = 0, combiner = 0;
-    if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) == MPI_SUCCESS &&
-        combiner == MPI_COMBINER_NAMED)
-      e = Named{type, size};
-  }
-  return uint64_t(count) * uint64_t(size > 0 ? size : 0);
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS || size < 0)
+    return 0;
+  int ints = 0, addresses = 0, types = 0, combiner = 0;
+  if (PMPI_Type_get_envelope(type, &ints, &addresses, &types, &combiner) == MPI_SUCCESS &&
+      combiner == MPI_COMBINER_NAMED)
+    tl_named_type_sizes[NamedTypeSlot(type)] = NamedTypeSize{type, size};
+  return uint64_t(count) * uint64_t(size);
 }
 
 uint64_t SumBytes(const int *counts, int n, MPI_Datatype type) noexcept {
