@@ -1373,6 +1373,18 @@ namespace {
 void CompleteOne(MpiCall &call, MPI_Request handle, const MPI_Status *status, double share) {
   if (handle == MPI_REQUEST_NULL)
     return;
+  // The common case, a request this thread posted: resolved where it lies
+  // (Resolve changes no request table), then removed.
+  ThreadRec &own = Hold(call);
+  if (Request *e = own.requests.Find(handle)) {
+    Resolve(call, *e, status, share);
+    if (e->persistent)
+      e->polled = 0;
+    else
+      own.requests.PopOldest(handle);
+    return;
+  }
+  // Another thread's: copied out under its lock, resolved under this one's.
   Request r;
   bool found = VisitRequest(call, handle, [&](ThreadRec &owner, Request &e) {
     r = e;

@@ -974,14 +974,18 @@ def case_snapshots(args):
 
 def case_stale(args):
     """Item 6, runtime side: --force leaves nothing of the previous run (its
-    rank files, temporaries of killed writers); a forked child that calls
-    exit() writes nothing; profiles of other runs are refused."""
+    rank files, temporaries of killed writers, claims of killed launchers); a
+    forked child that calls exit() writes nothing; profiles of other runs are
+    refused."""
     exe = build(args, args.exe)
     prof = [os.path.join(args.bin, "scalana"), "prof"]
     for attempt in range(3):
         out, _ = profile_run(args, exe, expect_ok=False, prog_args=["abort", "0.5", str(VICTIM)])
         check(any(f.startswith("rank-") for f in os.listdir(out)), "the aborted run left rank files")
-        for junk in ("rank-7.json.gz", "rank-2.json.gz.tmp.12345", "profile.json.gz.tmp.99"):
+        # The last: the claim of a launcher that mpirun killed between
+        # claiming the directory and giving up on it.
+        for junk in ("rank-7.json.gz", "rank-2.json.gz.tmp.12345", "profile.json.gz.tmp.99",
+                     ".scalana-job.claim.killed-job"):
             with open(os.path.join(out, junk), "wb") as f:
                 f.write(b"stale")
         p = run(mpirun(args.np) + prof + ["-o", out, "--", exe, "finalize", "0.5"],

@@ -101,11 +101,17 @@ bool HasProfileFiles(const std::string &dir) {
   return false;
 }
 
-// Everything an earlier run left: its profile, its rank files and the
-// temporaries of writers killed mid-write. PROFILES false: temporaries only.
-void RemoveProfileFiles(const std::string &dir, bool profiles) {
+// Everything an earlier run left: its profile, its rank files, the
+// temporaries of writers killed mid-write and the preparation claims of
+// other jobs (OWN_CLAIM is kept). PROFILES false: all but the profile and
+// rank files. Why claims: a launcher that claims the directory and finds
+// another run's profile drops its claim and fails, but mpirun may kill it
+// in between, when another rank of its job failed first.
+void RemoveProfileFiles(const std::string &dir, bool profiles, const std::string &own_claim) {
+  const std::string claim_prefix = ".scalana-job.claim.";
   for (const std::string &n : Entries(dir))
-    if ((profiles && IsProfileFile(n)) || IsTemporary(n))
+    if ((profiles && IsProfileFile(n)) || IsTemporary(n) ||
+        (n.compare(0, claim_prefix.size(), claim_prefix) == 0 && dir + "/" + n != own_claim))
       unlink((dir + "/" + n).c_str());
 }
 
@@ -120,9 +126,10 @@ std::string ReadMarker(const std::string &marker) {
 // half a file); once it names this job the directory is ready. Until then,
 // exactly one launcher of the job prepares it: the one that creates
 // `.scalana-job.claim.<job>` (O_EXCL decides). It refuses another run's
-// profile unless forced, removes it when forced, writes the marker and drops
-// the claim; the others wait for the marker, so no rank of the job starts
-// (and writes a snapshot) before the old files are gone. Profile files of
+// profile unless forced, removes it when forced (with what killed runs and
+// launchers left), writes the marker and drops the claim; the others wait
+// for the marker, so no rank of the job starts (and writes a snapshot)
+// before the old files are gone. Profile files of
 // another job mean another run's results: refuse unless forced.
 void PrepareRunDir(const std::string &dir, bool force) {
   for (size_t pos = 1; pos != std::string::npos; pos = dir.find('/', pos + 1))
@@ -156,7 +163,7 @@ void PrepareRunDir(const std::string &dir, bool force) {
         unlink(claim.c_str());
         Fail(other_run);
       }
-      RemoveProfileFiles(dir, force);
+      RemoveProfileFiles(dir, force, claim);
       std::string tmp = marker + ".tmp." + std::to_string(getpid());
       bool ok = bool(std::ofstream(tmp) << job << "\n");
       if (!ok || std::rename(tmp.c_str(), marker.c_str()) != 0) {
