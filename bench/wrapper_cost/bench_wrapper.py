@@ -67,7 +67,7 @@ def run(cmd):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
-    ap.add_argument("--runs", type=int, default=5)
+    ap.add_argument("--runs", type=int, default=7)
     ap.add_argument("--calls", type=int, default=200000)
     ap.add_argument("--iters", type=int, default=1000000)
     ap.add_argument("--first", type=int, default=100000)
