@@ -90,7 +90,9 @@ extern __thread NamedTypeSize tl_named_type_sizes[kNamedTypeSlots]
 inline unsigned NamedTypeSlot(MPI_Datatype type) {
   uint64_t v = 0;
   std::memcpy(&v, &type, sizeof type < sizeof v ? sizeof type : sizeof v);
-  return unsigned((v * 0x9e3779b97f4a7c15ull) >> 61); // one multiply: Fibonacci hashing
+  // One multiply (Fibonacci hashing); the top 3 bits pick one of 8 slots.
+  static_assert(kNamedTypeSlots == 8);
+  return unsigned((v * 0x9e3779b97f4a7c15ull) >> 61);
 }
 uint64_t BytesAskingTheLibrary(int count, MPI_Datatype type) noexcept;
 // COUNT elements of TYPE, in bytes (0 for no or a bad type). Inline: most
