@@ -448,8 +448,9 @@ __attribute__((always_inline)) inline ThreadRec &Hold(MpiCall &call) {
 // One counter per channel and direction, process-wide, in a fixed
 // open-addressing table of atomics. Below MPI_THREAD_MULTIPLE no two MPI
 // calls run at once, so a number is taken with a plain load and store: a
-// locked instruction here, right after the message was posted, costs tens
-// of nanoseconds (RecordLock). With MPI_THREAD_MULTIPLE it is a fetch_add.
+// locked instruction here, right after the message was posted, costs
+// several nanoseconds (RecordLock). With MPI_THREAD_MULTIPLE it is a
+// fetch_add.
 // Channels are in practice used by one thread, and then the numbers follow
 // MPI's matching order exactly. Hazard: when threads of an
 // MPI_THREAD_MULTIPLE program send (or complete receives) on the same
