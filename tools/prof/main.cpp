@@ -101,17 +101,20 @@ bool HasProfileFiles(const std::string &dir) {
   return false;
 }
 
+// The directory's job marker, and the prefix of a launcher's claim to
+// prepare the directory (PrepareRunDir).
+const std::string kMarkerName = ".scalana-job", kClaimPrefix = kMarkerName + ".claim.";
+
 // Everything an earlier run left: its profile, its rank files, the
 // temporaries of writers killed mid-write and the preparation claims of
-// other jobs (OWN_CLAIM is kept). PROFILES false: all but the profile and
-// rank files. Why claims: a launcher that claims the directory and finds
-// another run's profile drops its claim and fails, but mpirun may kill it
-// in between, when another rank of its job failed first.
+// other jobs (OWN_CLAIM, a file name, is kept). PROFILES false: all but
+// the profile and rank files. Why claims: a launcher that claims the
+// directory and finds another run's profile drops its claim and fails, but
+// mpirun may kill it in between, when another rank of its job failed first.
 void RemoveProfileFiles(const std::string &dir, bool profiles, const std::string &own_claim) {
-  const std::string claim_prefix = ".scalana-job.claim.";
   for (const std::string &n : Entries(dir))
     if ((profiles && IsProfileFile(n)) || IsTemporary(n) ||
-        (n.compare(0, claim_prefix.size(), claim_prefix) == 0 && dir + "/" + n != own_claim))
+        (n.compare(0, kClaimPrefix.size(), kClaimPrefix) == 0 && n != own_claim))
       unlink((dir + "/" + n).c_str());
 }
 
@@ -148,8 +151,8 @@ void PrepareRunDir(const std::string &dir, bool force) {
   for (char &c : safe_job)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
       c = '_';
-  std::string marker = dir + "/.scalana-job";
-  std::string claim = marker + ".claim." + safe_job;
+  std::string marker = dir + "/" + kMarkerName;
+  std::string claim_name = kClaimPrefix + safe_job, claim = dir + "/" + claim_name;
   const std::string other_run =
       dir + " holds the profile of another run: choose another --output, or pass --force "
             "(SCALANA_FORCE=1) to overwrite it";
@@ -163,7 +166,7 @@ void PrepareRunDir(const std::string &dir, bool force) {
         unlink(claim.c_str());
         Fail(other_run);
       }
-      RemoveProfileFiles(dir, force, claim);
+      RemoveProfileFiles(dir, force, claim_name);
       std::string tmp = marker + ".tmp." + std::to_string(getpid());
       bool ok = bool(std::ofstream(tmp) << job << "\n");
       if (!ok || std::rename(tmp.c_str(), marker.c_str()) != 0) {
