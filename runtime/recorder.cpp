@@ -1190,16 +1190,11 @@ void WinWait(MpiCall &call, MPI_Win win) noexcept {
 
 namespace {
 
-// Runs F(owner, request) on the oldest pending request HANDLE, wherever it
-// was posted: usually in this thread's table (the thread that posted a
-// request completes it), else in another thread's. Leaves this thread's
-// record held by CALL. False when no thread has it.
-template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f) {
-  ThreadRec &own = Hold(call);
-  if (Request *r = own.requests.Find(handle)) {
-    f(own, *r);
-    return true;
-  }
+// Runs F(owner, request) on the oldest pending request HANDLE in another
+// thread's table than OWN, this thread's record, which CALL holds: it
+// releases it first and holds it again after. False when no thread has it.
+template <typename F>
+bool VisitOtherRecords(MpiCall &call, ThreadRec &own, MPI_Request handle, F &&f) {
   // Hazard: holding two records at once could deadlock against a thread
   // doing the same the other way round, so this thread's goes first and the
   // others are taken one at a time.
@@ -1221,6 +1216,17 @@ template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f
   }
   Hold(call);
   return found;
+}
+
+// The same wherever the request was posted: usually in this thread's table
+// (the thread that posted a request completes it), else in another's.
+template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f) {
+  ThreadRec &own = Hold(call);
+  if (Request *r = own.requests.Find(handle)) {
+    f(own, *r);
+    return true;
+  }
+  return VisitOtherRecords(call, own, handle, f);
 }
 
 // One completed request: a row on the posting context (the edge's origin
@@ -1387,7 +1393,7 @@ void CompleteOne(MpiCall &call, MPI_Request handle, const MPI_Status *status, do
   }
   // Another thread's: copied out under its lock, resolved under this one's.
   Request r;
-  bool found = VisitRequest(call, handle, [&](ThreadRec &owner, Request &e) {
+  bool found = VisitOtherRecords(call, own, handle, [&](ThreadRec &owner, Request &e) {
     r = e;
     if (e.persistent)
       e.polled = 0;
