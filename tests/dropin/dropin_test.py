@@ -106,7 +106,12 @@ def test_make(args):
     wrappers = ["CC=" + os.path.join(args.bin, "scalana-cc"),
                 "CXX=" + os.path.join(args.bin, "scalana-cxx"),
                 "FC=" + os.path.join(args.bin, "scalana-fc")]
-    cmd = [args.make, "-j2", "-f", os.path.join(args.source, "Makefile"), "SRC=" + args.source]
+
+    def make(jobs):
+        return [args.make, "-j%d" % jobs, "-f", os.path.join(args.source, "Makefile"),
+                "SRC=" + args.source]
+
+    cmd = make(2)
     p = run(cmd + wrappers + ["CFLAGS=" + CFLAGS, "CXXFLAGS=" + CXXFLAGS, "FFLAGS=" + FFLAGS],
             build, env)
     check_build_output(p.stdout, "make")
@@ -119,9 +124,11 @@ def test_make(args):
     check_build_output(p.stdout, "make again")
     # --scalana-strict (here SCALANA_STRICT=1) is the compiler as it is:
     # clang rejects the implicit declarations of legacy C.
+    # One job: two compilers failing at once interleave their messages and
+    # split the one looked for.
     strict = fresh(os.path.join(work, "strict"))
     env["SCALANA_STRICT"] = "1"
-    p = run(cmd + wrappers + ["CFLAGS=-O2", "legacy"], strict, env, expect_ok=False)
+    p = run(make(1) + wrappers + ["CFLAGS=-O2", "legacy"], strict, env, expect_ok=False)
     if p.returncode == 0 or "error: call to undeclared function 'solve'" not in p.stdout:
         fail("SCALANA_STRICT=1: clang did not reject the implicit declaration", p.stdout)
     if "scalana-cc:" in p.stdout:
