@@ -36,11 +36,15 @@ json MetaToJson(const ProfileMeta &m) {
             {"counters", m.sampling.counters},
             {"counters_real", m.sampling.counters_real},
             {"note", m.sampling.note}};
+  json modules = json::array();
+  for (const ModuleInfo &mod : m.modules)
+    modules.push_back({{"path", mod.path}, {"build_id", mod.build_id}, {"psg_id", mod.psg_id}});
   return {{"complete", m.complete},
           {"world_size", m.world_size},
           {"binary", m.binary},
           {"build_id", m.build_id},
           {"psg_id", m.psg_id},
+          {"modules", std::move(modules)},
           {"args", m.args},
           {"mpi_library", m.mpi_library},
           {"start_time", m.start_time},
@@ -62,8 +66,11 @@ json ToJson(const Profile &p) {
     json vertices = json::array(), mpi = json::array(), deps = json::array();
     for (const VertexRow &v : r.vertices)
       vertices.push_back({v.ctx, v.samples, v.cpu_seconds, v.counters});
-    for (const MpiRow &m : r.mpi)
+    for (const MpiRow &m : r.mpi) {
       mpi.push_back({m.ctx, m.calls, m.seconds, m.bytes});
+      if (!m.op.empty())
+        mpi.back().push_back(m.op);
+    }
     for (const DepRow &d : r.deps) {
       deps.push_back(
           {d.ctx, ToString(d.kind), d.peer, d.tag, d.comm, d.count, d.bytes, d.wait_seconds});
@@ -277,6 +284,25 @@ void ReadMeta(const json &m, const Path &mp, ProfileMeta &meta) {
       *field = Str(*v, Member(mp, key));
   if (const json *v = Opt(m, "args"))
     meta.args = Strings(*v, Member(mp, "args"));
+  if (const json *v = Opt(m, "modules")) {
+    Path sp = Member(mp, "modules");
+    if (Arr(*v, sp).size() > kMaxModules)
+      Bad(sp, "lists " + std::to_string(v->size()) + " modules, more than " +
+                  std::to_string(kMaxModules));
+    for (size_t i = 0; i < v->size(); ++i) {
+      Path ep = Element(sp, i);
+      const json &e = Obj((*v)[i], ep);
+      ModuleInfo mod;
+      mod.path = Str(Req(e, "path", ep), Member(ep, "path"));
+      if (mod.path.empty())
+        Bad(Member(ep, "path"), "is empty");
+      if (const json *b = Opt(e, "build_id"))
+        mod.build_id = Str(*b, Member(ep, "build_id"));
+      if (const json *b = Opt(e, "psg_id"))
+        mod.psg_id = Str(*b, Member(ep, "psg_id"));
+      meta.modules.push_back(std::move(mod));
+    }
+  }
   if (const json *v = Opt(m, "wall_time"))
     meta.wall_time = Seconds(*v, Member(mp, "wall_time"));
   if (const json *v = Opt(m, "sampling"))
@@ -337,6 +363,9 @@ Profile FromJson(const json &j) {
       } catch (const Error &e) {
         throw Error(fp.Str() + ": " + e.what());
       }
+      if (ctx.back() != kFramesTruncated && FrameModule(ctx.back()) > p.meta.modules.size())
+        Bad(fp, "names module " + std::to_string(FrameModule(ctx.back())) +
+                    " but meta.modules lists " + std::to_string(p.meta.modules.size()));
     }
     p.contexts.push_back(std::move(ctx));
   }
@@ -426,12 +455,17 @@ Profile FromJson(const json &j) {
     d.mpi.reserve(mpi.size());
     for (size_t k = 0; k < mpi.size(); ++k) {
       Path row = Element(mpp, k);
-      const json &v = Row(mpi[k], row, 4);
+      // 4 elements, or 5 with the operation.
+      const json &v = Arr(mpi[k], row);
+      if (v.size() != 5)
+        Row(v, row, 4);
       MpiRow out;
       out.ctx = ctx_index(v[0], Element(row, 0, "context"));
       out.calls = Count(v[1], Element(row, 1, "calls"));
       out.seconds = Seconds(v[2], Element(row, 2, "seconds"));
       out.bytes = Count(v[3], Element(row, 3, "bytes"));
+      if (v.size() == 5)
+        out.op = Str(v[4], Element(row, 4, "operation"));
       d.mpi.push_back(out);
     }
 
@@ -761,6 +795,7 @@ Profile MergeProfiles(std::vector<Profile> parts) {
   Profile merged;
   std::map<Context, uint32_t> ctx_index;
   std::map<std::vector<int>, uint32_t> comm_index;
+  std::vector<ModuleInfo> merged_modules;
   bool first = true;
   for (Profile &part : parts) {
     if (first) {
@@ -768,8 +803,27 @@ Profile MergeProfiles(std::vector<Profile> parts) {
       first = false;
     }
     merged.meta.wall_time = std::max(merged.meta.wall_time, part.meta.wall_time);
+    // The part's module K is the merged list's module_map[K].
+    std::vector<uint32_t> module_map{0};
+    for (const ModuleInfo &mod : part.meta.modules) {
+      auto at = std::find(merged_modules.begin(), merged_modules.end(), mod);
+      if (at == merged_modules.end()) {
+        if (merged_modules.size() == kMaxModules)
+          throw Error("merging profiles: more than " + std::to_string(kMaxModules) +
+                      " modules in all");
+        at = merged_modules.insert(merged_modules.end(), mod);
+      }
+      module_map.push_back(uint32_t(at - merged_modules.begin()) + 1);
+    }
     std::vector<uint32_t> ctx_map, comm_map;
-    for (const Context &c : part.contexts) {
+    for (Context c : part.contexts) {
+      for (uint64_t &f : c) {
+        uint32_t k = f == kFramesTruncated ? 0 : FrameModule(f);
+        if (k >= module_map.size())
+          throw Error("merging profiles: frame of module " + std::to_string(k) + " out of range");
+        if (k)
+          f = WithFrameModule(f, module_map[k]);
+      }
       auto [it, fresh] = ctx_index.emplace(c, uint32_t(merged.contexts.size()));
       if (fresh)
         merged.contexts.push_back(c);
@@ -802,6 +856,7 @@ Profile MergeProfiles(std::vector<Profile> parts) {
   }
   std::sort(merged.ranks.begin(), merged.ranks.end(),
             [](const RankData &a, const RankData &b) { return a.rank < b.rank; });
+  merged.meta.modules = std::move(merged_modules);
   return merged;
 }
 

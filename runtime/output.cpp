@@ -5,6 +5,7 @@
 // writer.cpp). Also the library's load-time setup. Nothing here may stop the
 // program: failures are counted or printed as one line, never thrown.
 #include "config.h"
+#include "modules.h"
 #include "recorder.h"
 #include "runtime.h"
 #include "scalana/elf_section.h"
@@ -122,6 +123,7 @@ ProfileMeta BuildMeta(bool complete) {
   m.binary = f.binary;
   m.build_id = f.build_id;
   m.psg_id = f.psg_id;
+  m.modules = LoadedModules();
   m.args = f.args;
   m.mpi_library = f.mpi_library;
   m.start_time = g_start_time ? *g_start_time : "";

@@ -67,6 +67,10 @@ uint64_t Mix(uint64_t h) {
 struct MpiAgg {
   uint64_t calls = 0, bytes = 0;
   double seconds = 0;
+  // The operation of the context's first call: a string literal of the
+  // wrappers, so the pointer stays valid. A call site is one instruction
+  // and calls one operation, but for calls through a pointer.
+  const char *op = nullptr;
 };
 
 template <typename T> T RelaxedLoad(const T &v) {
@@ -814,9 +818,9 @@ __attribute__((noinline)) call_sites::Entry *NewCallSite(const void *return_addr
 }
 } // namespace
 
-MpiCall::MpiCall(const char *, MpiClass, const void *return_address, const void *frame_address,
+MpiCall::MpiCall(const char *op, MpiClass, const void *return_address, const void *frame_address,
                  bool timed) noexcept
-    : timed_(timed) {
+    : op_(op), timed_(timed) {
   // Calls made from inside another wrapped call belong to the outer one.
   if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
     return;
@@ -878,6 +882,8 @@ MpiCall::~MpiCall() {
         t.mpi.resize(std::max<size_t>(ctx_ + 1, t.mpi.size() * 2));
       }
       MpiAgg &m = t.mpi[ctx_];
+      if (!m.op)
+        __atomic_store_n(&m.op, op_, __ATOMIC_RELAXED);
       RelaxedAdd(m.calls, uint64_t(1));
       if (timed_)
         RelaxedAdd(m.seconds, seconds_);
@@ -1611,6 +1617,8 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
       if (!calls)
         continue;
       MpiAgg &sum = mpi[uint32_t(ctx)];
+      if (!sum.op)
+        sum.op = __atomic_load_n(&m.op, __ATOMIC_RELAXED);
       sum.calls += calls;
       sum.seconds += RelaxedLoad(m.seconds);
       sum.bytes += RelaxedLoad(m.bytes);
@@ -1660,7 +1668,7 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     r.vertices.push_back(row);
   }
   for (const auto &[ctx, m] : mpi)
-    r.mpi.push_back(MpiRow{ctx, m.calls, m.seconds, m.bytes});
+    r.mpi.push_back(MpiRow{ctx, m.calls, m.seconds, m.bytes, m.op ? m.op : ""});
   for (const auto &[k, d] : deps) {
     DepRow row{k.ctx, k.kind, k.peer, k.tag, k.comm, d.count, d.bytes, d.wait, {}};
     if (k.kind == DepKind::Send || k.kind == DepKind::Recv)

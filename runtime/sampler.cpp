@@ -2,11 +2,11 @@
 // (main thread here, others through the pthread_create interposer), and the
 // record of what was chosen and why. The handlers are in signal_safe/.
 #include "config.h"
+#include "modules.h"
 #include "runtime.h"
 #include "signal_safe/signal_safe_entry.h"
 
 #include <dlfcn.h>
-#include <link.h>
 #include <papi.h>
 #include <pthread.h>
 #include <signal.h>
@@ -32,30 +32,6 @@ ThreadSamples *g_main_thread = nullptr; // PAPI_thread_init registers it itself
 // fatal signal might hold it.
 std::timed_mutex g_errors_mutex;
 std::map<std::string, uint64_t> *g_errors; // leaked on purpose: used from atexit paths
-
-// The executable's code segments: the frames the analyzer can map to PSG
-// vertices. dl_iterate_phdr lists the main program first.
-int FirstObjectText(struct dl_phdr_info *info, size_t, void *data) {
-  auto *text = static_cast<ProgramText *>(data);
-  text->base = info->dlpi_addr;
-  for (int i = 0; i < info->dlpi_phnum; ++i) {
-    const ElfW(Phdr) &ph = info->dlpi_phdr[i];
-    if (ph.p_type != PT_LOAD || !(ph.p_flags & PF_X))
-      continue;
-    uintptr_t lo = info->dlpi_addr + ph.p_vaddr, hi = lo + ph.p_memsz;
-    if (!text->hi || lo < text->lo)
-      text->lo = lo;
-    if (hi > text->hi)
-      text->hi = hi;
-  }
-  return 1; // the first object only
-}
-
-ProgramText FindProgramText() {
-  ProgramText text;
-  dl_iterate_phdr(FirstObjectText, &text);
-  return text;
-}
 
 unsigned long PapiThreadId() { return static_cast<unsigned long>(pthread_self()); }
 
@@ -397,7 +373,7 @@ void InitSampling() {
     CountError("thread_table_alloc");
     return;
   }
-  SetProgramText(FindProgramText());
+  ScanModules();
   PrepareUnwinding();
   g_threads.store(1);
   g_main_thread = t;

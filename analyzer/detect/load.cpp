@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <map>
 
 namespace scalana {
 
@@ -58,6 +59,41 @@ std::string UnrecordedSummary(const FrameStats &fs) {
 }
 } // namespace
 
+std::vector<std::string> SharedObjectsOf(const std::vector<Profile> &profiles,
+                                         const std::vector<std::string> &labels) {
+  std::vector<std::string> paths;
+  std::map<std::string, std::pair<const ModuleInfo *, size_t>> seen;
+  for (size_t i = 0; i < profiles.size(); ++i)
+    for (const ModuleInfo &mod : profiles[i].meta.modules) {
+      auto [it, fresh] = seen.try_emplace(mod.path, &mod, i);
+      if (fresh) {
+        paths.push_back(mod.path);
+        continue;
+      }
+      const ModuleInfo &first = *it->second.first;
+      if (first.build_id != mod.build_id || first.psg_id != mod.psg_id)
+        throw Error(labels[i] + ": shared object " + mod.path + " was build " + mod.build_id +
+                    " (PSG " + mod.psg_id + ") but in " + labels[it->second.second] + " build " +
+                    first.build_id + " (PSG " + first.psg_id +
+                    "): it was rebuilt between the runs. Profile every run with the same build");
+    }
+  for (const auto &[path, where] : seen) {
+    const ModuleInfo &mod = *where.first;
+    const std::string &label = labels[where.second];
+    std::string error;
+    auto elf = ReadElf(path, kPsgSection, &error);
+    if (!elf)
+      throw Error(label + ": the run loaded " + path + ", which can no longer be read (" + error +
+                  "); restore it, or profile again");
+    std::string psg_id = elf->has_section ? PsgIdOf(elf->section) : "none";
+    if ((!mod.build_id.empty() && elf->build_id != mod.build_id) || psg_id != mod.psg_id)
+      throw Error(label + ": the run loaded " + path + " with build " + mod.build_id + " and PSG " +
+                  mod.psg_id + ", but the file is now build " + elf->build_id + " with PSG " +
+                  psg_id + ": it was rebuilt since. Profile again");
+  }
+  return paths;
+}
+
 LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
                     const ProgressFn &progress) {
   if (run_dirs.empty())
@@ -90,11 +126,15 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   auto elf = ReadElf(out.binary, kPsgSection, &elf_error);
   if (!elf)
     throw Error(elf_error);
+  std::vector<std::string> libraries = SharedObjectsOf(profiles, run_dirs);
   if (progress)
-    progress("loading the PSG of " + out.binary);
+    progress("loading the PSG of " + out.binary +
+             (libraries.empty() ? ""
+                                : " and " + std::to_string(libraries.size()) +
+                                      " shared object(s) built with the wrappers"));
   PsgOptions po;
   po.max_loop_depth = opts.max_loop_depth;
-  out.psg = Psg::LoadFromBinary(out.binary, po);
+  out.psg = Psg::LoadFromObjects(out.binary, libraries, po);
   for (const std::string &w : out.psg.warnings())
     out.warnings.push_back(out.binary + ": " + w);
   for (size_t i = 0; i < profiles.size(); ++i)
@@ -107,6 +147,19 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     frames.ResolveProfile(profiles[i]);
   }
   const FrameStats &fs = frames.stats();
+  if (fs.mpi_sites_merged)
+    out.warnings.push_back(
+        std::to_string(fs.mpi_sites_merged) +
+        " MPI call site(s) have no line (the compiler merged several calls of one operation "
+        "into one instruction); their time is on the first call of that operation in their "
+        "function");
+  if (fs.mpi_sites_without_vertex)
+    out.warnings.push_back(std::to_string(fs.mpi_sites_without_vertex) +
+                           " MPI call site(s) lie where the PSG has no call of their operation; "
+                           "their time is on the vertex the line tables name");
+  if (fs.frames_of_unknown_modules)
+    out.warnings.push_back(std::to_string(fs.frames_of_unknown_modules) +
+                           " frame(s) in shared objects the PSG was not loaded with were left out");
   if (fs.no_line_tables)
     out.warnings.push_back(out.binary +
                            ": no line tables, so samples cannot be placed on loops and call "

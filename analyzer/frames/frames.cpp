@@ -46,9 +46,14 @@ bool SameFile(const std::string &a, const std::string &b) {
 
 struct FrameResolver::Impl {
   const Psg &psg;
-  std::string binary;
+  // The files frames are symbolized in: the executable, then the PSG's
+  // shared objects; and, for the profile being resolved, the object of each
+  // of its modules (module K of the profile is objects[module_object[K]]).
+  std::vector<std::string> objects;
+  std::vector<int32_t> module_object{0};
   LLVMSymbolizer symbolizer;
-  // Source frames of one looked-up address, innermost first.
+  // Source frames of one looked-up address, innermost first, by object and
+  // address (object << 48 | address).
   std::unordered_map<uint64_t, std::vector<SourceFrame>> cache;
   std::unordered_map<std::string, std::vector<int32_t>> by_name, by_basename;
   std::unordered_map<std::string, int32_t> by_key;
@@ -66,8 +71,9 @@ struct FrameResolver::Impl {
     return o;
   }
 
-  Impl(const Psg &p, const std::string &bin)
-      : psg(p), binary(bin), symbolizer(SymbolizerOptions()) {
+  Impl(const Psg &p, const std::string &bin) : psg(p), symbolizer(SymbolizerOptions()) {
+    objects.push_back(bin);
+    objects.insert(objects.end(), psg.libraries().begin(), psg.libraries().end());
     const auto &fns = psg.functions();
     depth.resize(fns.size());
     for (size_t i = 0; i < fns.size(); ++i) {
@@ -131,14 +137,15 @@ struct FrameResolver::Impl {
     return best;
   }
 
-  const std::vector<SourceFrame> &Lookup(uint64_t address) {
-    auto it = cache.find(address);
+  const std::vector<SourceFrame> &Lookup(uint32_t object, uint64_t address) {
+    uint64_t key = uint64_t(object) << kFrameModuleShift | address;
+    auto it = cache.find(key);
     if (it != cache.end())
       return it->second;
     std::vector<SourceFrame> out;
     ++lookups;
     auto info = symbolizer.symbolizeInlinedCode(
-        binary, {address, llvm::object::SectionedAddress::UndefSection});
+        objects[object], {address, llvm::object::SectionedAddress::UndefSection});
     if (!info) {
       llvm::consumeError(info.takeError());
     } else {
@@ -157,7 +164,7 @@ struct FrameResolver::Impl {
       if (!out.empty() && out[0].line == 0)
         ++lookups_without_lines;
     }
-    return cache.emplace(address, std::move(out)).first->second;
+    return cache.emplace(key, std::move(out)).first->second;
   }
 
   uint64_t RawId(int32_t f, size_t v) const {
@@ -169,7 +176,10 @@ struct FrameResolver::Impl {
   // CALLEE, when known, is the function the next frame is in. Columns decide
   // between calls on one line; without a column match, a lone candidate or
   // one calling CALLEE is taken.
-  int32_t MatchCall(const SourceFrame &s, int32_t callee) const {
+  // OP, when known, is the MPI or SHMEM operation the wrapper saw called
+  // there: it tells apart the calls of a macro that expands to several on
+  // one line and column.
+  int32_t MatchCall(const SourceFrame &s, int32_t callee, const std::string &op = {}) const {
     const LocalPsg &fn = psg.functions()[size_t(s.function)];
     const std::string *callee_key = callee >= 0 ? &psg.functions()[size_t(callee)].key : nullptr;
     int32_t best = -1, candidates = 0;
@@ -184,6 +194,8 @@ struct FrameResolver::Impl {
         score += 2;
       if (callee_key && x.kind == VertexKind::Call && x.callee == *callee_key)
         score += 4;
+      if (!op.empty() && x.kind == VertexKind::Mpi && x.mpi_op == op)
+        score += 8;
       if (score > best_score) {
         best = int32_t(v);
         best_score = score;
@@ -192,6 +204,27 @@ struct FrameResolver::Impl {
     if (best >= 0 && best_score == 0 && candidates > 1)
       return -1; // several calls on the line and nothing to tell them apart
     return best;
+  }
+
+  // The MPI vertex of operation OP in S's function for a call the line
+  // tables place nowhere (line 0: the compiler merged several calls of OP
+  // into one instruction, or made the call up): the only one of OP, else
+  // the first of several (*SEVERAL set). -1 when the function calls no OP.
+  int32_t MpiVertexOfOp(const SourceFrame &s, const std::string &op, bool *several) const {
+    const LocalPsg &fn = psg.functions()[size_t(s.function)];
+    int32_t first = -1;
+    *several = false;
+    for (size_t v = 0; v < fn.vertices.size(); ++v) {
+      const LocalVertex &x = fn.vertices[v];
+      if (x.kind != VertexKind::Mpi || x.mpi_op != op)
+        continue;
+      if (first >= 0) {
+        *several = true;
+        break;
+      }
+      first = int32_t(v);
+    }
+    return first;
   }
 
   // Whether function F's lines (in its file) hold frame S.
@@ -334,14 +367,21 @@ std::vector<SourceFrame> FrameResolver::Symbolize(const Context &frames) {
     // A return address points after its call; the call itself is one byte
     // before (the line tables' row for the call instruction).
     uint64_t address = (f & kFrameExact) || offset == 0 ? offset : offset - 1;
-    const std::vector<SourceFrame> &inl = impl_->Lookup(address);
+    uint32_t module = FrameModule(f);
+    if (module >= impl_->module_object.size() || impl_->module_object[module] < 0) {
+      // A module the PSG was not loaded with: its frames cannot be read.
+      ++impl_->stats.frames_of_unknown_modules;
+      continue;
+    }
+    const std::vector<SourceFrame> &inl =
+        impl_->Lookup(uint32_t(impl_->module_object[module]), address);
     for (size_t i = inl.size(); i-- > 0;)
       out.push_back(inl[i]);
   }
   return out;
 }
 
-Context FrameResolver::ToPsgContext(const Context &frames) {
+Context FrameResolver::ToPsgContext(const Context &frames, const std::string &mpi_op) {
   Impl &m = *impl_;
   std::vector<SourceFrame> all = Symbolize(frames);
   // Functions are settled outermost first: a frame reached through a call
@@ -400,7 +440,20 @@ Context FrameResolver::ToPsgContext(const Context &frames) {
     // The innermost program frame is a call: into MPI (its vertex), into a
     // callee without a PSG (the call site twice, docs/formats.md), or into
     // library code that is part of the surrounding computation.
-    int32_t v = m.MatchCall(leaf, -1);
+    int32_t v = m.MatchCall(leaf, -1, mpi_op);
+    const LocalPsg &fn = m.psg.functions()[size_t(leaf.function)];
+    if (!mpi_op.empty() && (v < 0 || fn.vertices[size_t(v)].kind != VertexKind::Call) &&
+        (v < 0 || fn.vertices[size_t(v)].mpi_op != mpi_op)) {
+      // The wrapper saw OP called here, but the line has no such call: the
+      // time is communication all the same, on the function's call of OP.
+      bool several = false;
+      if (int32_t w = m.MpiVertexOfOp(leaf, mpi_op, &several); w >= 0) {
+        v = w;
+        ++(several ? m.stats.mpi_sites_merged : m.stats.mpi_sites_by_operation);
+      } else {
+        ++m.stats.mpi_sites_without_vertex;
+      }
+    }
     if (v >= 0) {
       uint64_t id = m.RawId(leaf.function, size_t(v));
       ids.push_back(id);
@@ -417,11 +470,24 @@ Context FrameResolver::ToPsgContext(const Context &frames) {
 
 void FrameResolver::ResolveProfile(Profile &profile) {
   Impl &m = *impl_;
+  m.module_object.assign(1, 0);
+  for (const ModuleInfo &mod : profile.meta.modules) {
+    auto at = std::find(m.objects.begin() + 1, m.objects.end(), mod.path);
+    m.module_object.push_back(at == m.objects.end() ? -1 : int32_t(at - m.objects.begin()));
+  }
+  // The operation of each context of an MPI row: the wrapper's word on
+  // which call it is, where the line tables say nothing or too little.
+  std::vector<const std::string *> op_of(profile.contexts.size(), nullptr);
+  for (const RankData &r : profile.ranks)
+    for (const MpiRow &row : r.mpi)
+      if (!row.op.empty() && row.ctx < op_of.size() && !op_of[row.ctx])
+        op_of[row.ctx] = &row.op;
   std::map<Context, uint32_t> index;
   std::vector<Context> mapped;
   std::vector<uint32_t> remap(profile.contexts.size());
+  static const std::string kNoOp;
   for (size_t i = 0; i < profile.contexts.size(); ++i) {
-    Context c = ToPsgContext(profile.contexts[i]);
+    Context c = ToPsgContext(profile.contexts[i], op_of[i] ? *op_of[i] : kNoOp);
     auto [it, fresh] = index.emplace(std::move(c), uint32_t(mapped.size()));
     if (fresh)
       mapped.push_back(it->first);
@@ -446,6 +512,8 @@ void FrameResolver::ResolveProfile(Profile &profile) {
           to.calls += x.calls;
           to.seconds += x.seconds;
           to.bytes += x.bytes;
+          if (to.op.empty())
+            to.op = x.op;
         });
     MergeRows(
         r.deps, remap,

@@ -1,7 +1,8 @@
 // From recorded frames to PSG contexts: the offline half of calling-context
 // attribution (docs/detect.md, "From frames to vertices").
 //
-// The runtime records each calling context as the executable's frames
+// The runtime records each calling context as the program's frames (the
+// executable's and those of shared objects built with the wrappers)
 // (include/scalana/profile.h). Here every frame is symbolized through the
 // binary's line tables, including DWARF inlined-subroutine frames, so code
 // the compiler inlined from a call site is credited to that call site's
@@ -34,22 +35,34 @@ struct FrameStats {
   // Functions met on stacks with no PSG record (compiled without the
   // wrappers, or library code linked into the executable), by frames seen.
   std::map<std::string, uint64_t> unrecorded_functions;
+  // Frames of a shared object the PSG was not loaded with (none when the
+  // PSG comes from LoadFromObjects over the profile's meta.modules).
+  uint64_t frames_of_unknown_modules = 0;
+  // MPI call sites whose line holds no call of the operation the wrapper
+  // saw (line 0: calls the compiler merged): placed on the function's one
+  // call of it; on the first of its several calls of it (approximate); or,
+  // when the function has none, where the line tables say.
+  uint64_t mpi_sites_by_operation = 0, mpi_sites_merged = 0, mpi_sites_without_vertex = 0;
 };
 
 class FrameResolver {
 public:
-  // Symbolizes against BINARY (the profiled executable). Throws Error when
-  // it cannot be read.
+  // Symbolizes against BINARY (the profiled executable) and the shared
+  // objects PSG was loaded with (Psg::libraries). Throws Error when it
+  // cannot be read.
   FrameResolver(const Psg &psg, const std::string &binary);
   ~FrameResolver();
   FrameResolver(const FrameResolver &) = delete;
   FrameResolver &operator=(const FrameResolver &) = delete;
 
-  // The source frames of a recorded context, outermost first.
+  // The source frames of a recorded context, outermost first. Frames of
+  // shared objects are read as the last profile given to ResolveProfile
+  // numbers its modules.
   std::vector<SourceFrame> Symbolize(const Context &frames);
   // The PSG context (call-site raw ids..., vertex raw id) of a recorded
   // context; empty when no frame belongs to a function with a PSG record.
-  Context ToPsgContext(const Context &frames);
+  // MPI_OP: the operation of the MPI row the context is of, if any.
+  Context ToPsgContext(const Context &frames, const std::string &mpi_op = {});
 
   // Replaces PROFILE's recorded contexts by PSG contexts, merging the rows of
   // recorded contexts that map to the same PSG context. A context with no

@@ -353,10 +353,25 @@ void AddProgramCandidates(std::vector<LocalPsg> &fns, const std::vector<Indirect
 
 std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
                                       std::vector<std::string> *warnings) {
+  return ParsePsgSections({PsgSection{"", bytes}}, warnings);
+}
+
+namespace {
+
+// What ParsePsgSections joins over the sections, record by record.
+struct JoinedRecords {
   std::vector<LocalPsg> out;
   std::vector<IndirectTarget> targets;
   std::unordered_map<std::string, size_t> by_key;
   std::unordered_map<uint64_t, size_t> by_hash;
+};
+
+void ParseRecords(const std::vector<uint8_t> &bytes, const std::string &object, JoinedRecords &j,
+                  std::vector<std::string> *warnings) {
+  std::vector<LocalPsg> &out = j.out;
+  std::vector<IndirectTarget> &targets = j.targets;
+  auto &by_key = j.by_key;
+  auto &by_hash = j.by_hash;
   size_t pos = 0, index = 0;
   while (pos < bytes.size()) {
     if (bytes[pos] == 0) { // alignment padding between records
@@ -417,11 +432,11 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
         const LocalPsg &first = out[k->second];
         if (std::string diff = ShapeDifference(first, f); warnings && !diff.empty()) {
           bool sources = diff.rfind("lines ", 0) == 0;
-          warnings->push_back("function '" + f.key + "' has different PSGs in " + first.module +
-                              " and " + f.module + " (" + diff + "): " +
-                              (sources ? "two different sources of one name"
-                                       : "compiled with different options?") +
-                              "; using the one from " + first.module);
+          warnings->push_back(
+              "function '" + f.key + "' has different PSGs in " + first.module + " and " +
+              f.module + " (" + diff + "): " +
+              (sources ? "two different sources of one name" : "compiled with different options?") +
+              "; using the one from " + first.module);
         }
         continue;
       }
@@ -432,13 +447,30 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
                     ": their vertex ids cannot be told apart; rename one of them");
       by_key.emplace(f.key, out.size());
       by_hash.emplace(f.hash, out.size());
+      f.object = object;
       out.push_back(std::move(f));
     }
     pos = end + 1;
     ++index;
   }
-  AddProgramCandidates(out, targets, by_key);
-  return out;
+}
+
+} // namespace
+
+std::vector<LocalPsg> ParsePsgSections(const std::vector<PsgSection> &sections,
+                                       std::vector<std::string> *warnings) {
+  JoinedRecords j;
+  for (const PsgSection &section : sections) {
+    try {
+      ParseRecords(section.bytes, section.object, j, warnings);
+    } catch (const Error &e) {
+      if (section.object.empty())
+        throw;
+      throw Error(section.object + ": " + e.what());
+    }
+  }
+  AddProgramCandidates(j.out, j.targets, j.by_key);
+  return std::move(j.out);
 }
 
 // ---------------------------------------------------------------------------
@@ -513,6 +545,7 @@ struct Psg::Impl {
   // graph (main_fn is then `_QQmain`), its frames are skipped by Resolve.
   int32_t flang_main = -1;
   std::string psg_id, build_id, binary;
+  std::vector<std::string> libraries;
   std::vector<std::string> warnings;
 
   // Static analysis per function.
@@ -1194,22 +1227,34 @@ Psg Psg::Build(std::vector<LocalPsg> functions, const PsgOptions &opts) {
 }
 
 Psg Psg::LoadFromBinary(const std::string &binary, const PsgOptions &opts) {
-  std::string err;
-  auto info = ReadElf(binary, kPsgSection, &err);
-  if (!info)
-    throw Error(err + ": give the path of a program built with scalana-cc, scalana-cxx or "
-                      "scalana-fc");
-  if (!info->has_section)
-    throw Error(binary +
-                " has no Program Structure Graph (section scalana_psg missing): rebuild it with "
-                "scalana-cc, scalana-cxx or scalana-fc (e.g. CC=scalana-cc make)");
-  std::vector<std::string> warnings;
-  std::vector<LocalPsg> fns;
-  try {
-    fns = ParsePsgSection(info->section, &warnings);
-  } catch (const Error &e) {
-    throw Error(binary + ": " + e.what());
+  return LoadFromObjects(binary, {}, opts);
+}
+
+Psg Psg::LoadFromObjects(const std::string &binary, const std::vector<std::string> &libraries,
+                         const PsgOptions &opts) {
+  std::vector<PsgSection> sections;
+  std::string exe_build_id, exe_psg_id;
+  for (size_t i = 0; i <= libraries.size(); ++i) {
+    const std::string &object = i ? libraries[i - 1] : binary;
+    std::string err;
+    auto info = ReadElf(object, kPsgSection, &err);
+    if (!info)
+      throw Error(err + (i ? ": the shared object the run loaded is gone or unreadable; restore "
+                             "it, or profile again"
+                           : ": give the path of a program built with scalana-cc, scalana-cxx "
+                             "or scalana-fc"));
+    if (!info->has_section)
+      throw Error(object + " has no Program Structure Graph (section scalana_psg missing): "
+                           "rebuild it with scalana-cc, scalana-cxx or scalana-fc (e.g. "
+                           "CC=scalana-cc make)");
+    if (i == 0) {
+      exe_build_id = info->build_id;
+      exe_psg_id = PsgIdOf(info->section);
+    }
+    sections.push_back(PsgSection{object, std::move(info->section)});
   }
+  std::vector<std::string> warnings;
+  std::vector<LocalPsg> fns = ParsePsgSections(sections, &warnings); // errors name the object
   if (fns.empty())
     throw Error(binary + " has an empty scalana_psg section: rebuild it with scalana-cc, "
                          "scalana-cxx or scalana-fc");
@@ -1219,9 +1264,10 @@ Psg Psg::LoadFromBinary(const std::string &binary, const PsgOptions &opts) {
   } catch (const Error &e) {
     throw Error(binary + ": " + e.what());
   }
-  p.impl_->psg_id = PsgIdOf(info->section);
-  p.impl_->build_id = info->build_id;
+  p.impl_->psg_id = exe_psg_id;
+  p.impl_->build_id = exe_build_id;
   p.impl_->binary = binary;
+  p.impl_->libraries = libraries;
   p.impl_->warnings = std::move(warnings);
   return p;
 }
@@ -1234,6 +1280,7 @@ const std::string &Psg::psg_id() const { return impl_->psg_id; }
 const std::vector<VertexId> &Psg::extra_roots() const { return impl_->extra_roots; }
 const std::string &Psg::build_id() const { return impl_->build_id; }
 const std::string &Psg::binary() const { return impl_->binary; }
+const std::vector<std::string> &Psg::libraries() const { return impl_->libraries; }
 const std::vector<std::string> &Psg::warnings() const { return impl_->warnings; }
 const PsgOptions &Psg::options() const { return impl_->opts; }
 
@@ -1360,6 +1407,15 @@ void Psg::ExpandAll() {
                 ": the whole-program PSG would have " + std::to_string(need) +
                 " vertices, more than the limit of " + std::to_string(m.opts.max_vertices) +
                 ": lower --max-loop-depth (contraction shrinks it) or raise --max-vertices");
+  // A shared object's functions that no call reaches (loaded with dlopen and
+  // called through dlsym's pointer) start graphs of their own, as Resolve
+  // starts them when their code runs.
+  for (size_t f = 0; f < m.fns.size(); ++f)
+    if (!m.fns[f].object.empty() && m.fns[f].object != m.binary && m.callers[f].empty() &&
+        m.fns[f].linkage != "internal" && !m.starts.count(int32_t(f))) {
+      std::vector<uint8_t> visiting(m.fns.size(), 0);
+      m.StartOf(int32_t(f), visiting);
+    }
   for (size_t i = 0; i < m.verts.size(); ++i)
     if (m.call_callee[i] >= 0 && !m.verts[i].expanded)
       m.Expand(VertexId(i));
@@ -1465,6 +1521,11 @@ std::string LocText(const SourceLoc &l) {
   return s;
 }
 
+std::string Basename(const std::string &path) {
+  size_t slash = path.rfind('/');
+  return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
 } // namespace
 
 std::string Psg::ToText() const {
@@ -1472,6 +1533,12 @@ std::string Psg::ToText() const {
   std::ostringstream out;
   out << "PSG of " << EscapeControls(m.binary.empty() ? std::string("<memory>") : m.binary) << " ("
       << m.fns.size() << " functions, psg " << (m.psg_id.empty() ? "-" : m.psg_id) << ")\n";
+  for (const std::string &lib : m.libraries) {
+    size_t n = 0;
+    for (const LocalPsg &f : m.fns)
+      n += f.object == lib;
+    out << "with " << EscapeControls(lib) << " (" << n << " functions)\n";
+  }
   // Expanded calls are not shown: the callee's children take their place
   // (paper Fig. 4(b)), inheriting the call's arm. Targets bound under an
   // indirect call are shown, since there can be several.
@@ -1527,6 +1594,15 @@ std::string Psg::ToText() const {
           line += " (candidates " + Join(c, ", ") + "; resolved at run time)";
         if (v.kind != VertexKind::Function && v.function >= 0 && !m.IsProgram(v.function))
           line += " (in " + m.fns[v.function].name + ")";
+        // Which shared object the code is in, where the parent's is another.
+        if (v.function >= 0 && !m.libraries.empty()) {
+          const std::string &object = m.fns[size_t(v.function)].object;
+          const std::string &outer = v.parent == kNoVertex || m.verts[v.parent].function < 0
+                                         ? m.binary
+                                         : m.fns[size_t(m.verts[v.parent].function)].object;
+          if (object != outer || (v.parent == kNoVertex && object != m.binary))
+            line += " [" + Basename(object) + "]";
+        }
         // Names come from the binary: a control character in one (a newline
         // forging a line, an escape sequence) is shown, not obeyed.
         out << EscapeControls(line) << "\n";
@@ -1558,9 +1634,13 @@ std::string Psg::ToJson() const {
   j["contract"] = m.opts.contract;
   json fns = json::array();
   for (const LocalPsg &f : m.fns)
-    fns.push_back(
-        {{"key", f.key}, {"name", f.name}, {"module", f.module}, {"hash", FormatId(f.hash)}});
+    fns.push_back({{"key", f.key},
+                   {"name", f.name},
+                   {"module", f.module},
+                   {"object", f.object.empty() ? m.binary : f.object},
+                   {"hash", FormatId(f.hash)}});
   j["functions"] = std::move(fns);
+  j["libraries"] = m.libraries;
   j["root"] = m.root;
   j["extra_roots"] = m.extra_roots;
   json vs = json::array();

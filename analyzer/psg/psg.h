@@ -46,6 +46,9 @@ struct LocalVertex {
 
 struct LocalPsg {
   std::string key, name, linkage, module, language;
+  // The file (executable or shared object) the record came from, as given
+  // to ParsePsgSections; "" from ParsePsgSection.
+  std::string object;
   // The record's compilation directory: relative file names start here ("" if
   // the object had no debug info).
   std::string comp_dir;
@@ -60,6 +63,16 @@ std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes);
 // appended to *warnings.
 std::vector<LocalPsg> ParsePsgSection(const std::vector<uint8_t> &bytes,
                                       std::vector<std::string> *warnings);
+// The `scalana_psg` sections of several modules (the executable and the
+// shared objects it loaded), joined as the linker joins those of its TUs:
+// calls from one module to another resolve like calls between files, and
+// every record keeps the OBJECT it came from. Errors name the object.
+struct PsgSection {
+  std::string object;
+  std::vector<uint8_t> bytes;
+};
+std::vector<LocalPsg> ParsePsgSections(const std::vector<PsgSection> &sections,
+                                       std::vector<std::string> *warnings);
 // "0x" + 16 hex digits of FNV-1a 64 over the bytes: the PSG identity the
 // runtime writes as meta.psg_id.
 std::string PsgIdOf(const std::vector<uint8_t> &section_bytes);
@@ -119,6 +132,11 @@ public:
   // Reads the `scalana_psg` section of BINARY. Throws Error, with a message
   // saying how to rebuild when the binary has no PSG.
   static Psg LoadFromBinary(const std::string &binary, const PsgOptions &opts = {});
+  // The whole program: BINARY and the shared objects built with the
+  // wrappers that its runs loaded (meta.modules). Its psg_id and build_id
+  // stay the executable's. Throws Error naming the file at fault.
+  static Psg LoadFromObjects(const std::string &binary, const std::vector<std::string> &libraries,
+                             const PsgOptions &opts = {});
 
   const std::vector<Vertex> &vertices() const;
   const Vertex &vertex(VertexId v) const;
@@ -159,8 +177,9 @@ public:
   // Roots of contexts that do not start in main and have no unique call site
   // (OpenMP outlined functions, thread start routines), made by Resolve.
   const std::vector<VertexId> &extra_roots() const;
-  const std::string &build_id() const; // GNU build id of the binary, hex ("" if none)
-  const std::string &binary() const;   // as given to LoadFromBinary ("" after Build)
+  const std::string &build_id() const;               // GNU build id of the binary, hex ("" if none)
+  const std::string &binary() const;                 // as given to LoadFromBinary ("" after Build)
+  const std::vector<std::string> &libraries() const; // as given to LoadFromObjects
   const std::vector<std::string> &warnings() const;
   const PsgOptions &options() const;
   // flang's generated C `main` (index into functions()), which only calls the

@@ -8,6 +8,7 @@
 #include <map>
 #include <stdexcept>
 #include <string>
+#include <tuple>
 #include <vector>
 
 namespace scalana {
@@ -24,13 +25,23 @@ struct Error : std::runtime_error {
 // anything else reads them (FrameResolver).
 using Context = std::vector<uint64_t>;
 
-// Frame encoding. The offset is the address minus the executable's load bias
-// (its virtual address in the ELF file). Every frame but the innermost is a
-// return address; the innermost is one too unless flagged exact (the
-// interrupted instruction of a sample).
+// Frame encoding. The offset is the address minus its module's load bias
+// (its virtual address in the module's ELF file); bits 48-61 name the module:
+// 0 the executable, K >= 1 the shared object meta.modules[K-1]. Every frame
+// but the innermost is a return address; the innermost is one too unless
+// flagged exact (the interrupted instruction of a sample).
 inline constexpr uint64_t kFrameExact = uint64_t(1) << 63;
 inline constexpr uint64_t kFramesTruncated = uint64_t(1) << 62; // leads a context cut at the top
 inline constexpr uint64_t kFrameOffsetMask = (uint64_t(1) << 48) - 1;
+inline constexpr int kFrameModuleShift = 48;
+inline constexpr uint64_t kMaxFrameModule = (uint64_t(1) << 14) - 1;
+inline constexpr uint64_t kFrameModuleMask = kMaxFrameModule << kFrameModuleShift;
+inline uint32_t FrameModule(uint64_t frame) {
+  return uint32_t((frame & kFrameModuleMask) >> kFrameModuleShift);
+}
+inline uint64_t WithFrameModule(uint64_t frame, uint32_t module) {
+  return (frame & ~kFrameModuleMask) | (uint64_t(module) << kFrameModuleShift);
+}
 
 struct SamplingInfo {
   std::string source = "none"; // papi-presets | papi:perf::TASK-CLOCK | itimer-prof | none
@@ -41,10 +52,23 @@ struct SamplingInfo {
   std::string note;
 };
 
+// A shared object built with the wrappers whose code the run executed
+// (linked or loaded with dlopen): frames of module K name modules[K-1].
+struct ModuleInfo {
+  std::string path, build_id, psg_id;
+  bool operator<(const ModuleInfo &o) const {
+    return std::tie(path, build_id, psg_id) < std::tie(o.path, o.build_id, o.psg_id);
+  }
+  bool operator==(const ModuleInfo &o) const {
+    return path == o.path && build_id == o.build_id && psg_id == o.psg_id;
+  }
+};
+
 struct ProfileMeta {
   bool complete = true;
   int world_size = 0;
   std::string binary, build_id, psg_id;
+  std::vector<ModuleInfo> modules; // shared objects with a PSG, in frame order
   std::vector<std::string> args;
   std::string mpi_library, start_time;
   double wall_time = 0;
@@ -64,6 +88,10 @@ struct MpiRow {
   uint64_t calls = 0;
   double seconds = 0;
   uint64_t bytes = 0;
+  // The operation the wrapper saw ("MPI_Allreduce", "shmem_putmem"); "" in
+  // files before it was recorded. It names the call where the line tables
+  // cannot: a call the compiler merged from several has no line.
+  std::string op;
 };
 
 enum class DepKind : uint8_t { Send, Recv, Coll, Rma };
@@ -186,6 +214,7 @@ inline constexpr double kMinSamplingHz = 1, kMaxSamplingHz = 1e6; // or 0: no sa
 inline constexpr double kMaxSeconds = 1e9;                        // any time field
 inline constexpr size_t kMaxCounters = 64;                        // meta.sampling.counters
 inline constexpr size_t kMaxContextFrames = 1024;                 // frames in one context
+inline constexpr size_t kMaxModules = kMaxFrameModule;            // meta.modules
 // Sizes: a profile file is at most kMaxProfileBytes compressed and inflates
 // to at most kInflateRatio times that, never less than kInflateFloor and
 // never more than kMaxProfileBytes (gzip bombs stop there).
@@ -212,7 +241,8 @@ std::string ProfileToJson(const Profile &p);
 Profile ProfileFromJson(const std::string &text, const std::string &origin);
 // Merges one-rank profiles (per-rank files, gathered ranks): contexts and
 // communicators are deduplicated and re-indexed, ranks sorted; meta comes
-// from the first part.
+// from the first part, but for meta.modules: the union of the parts' (ranks
+// may load libraries in other orders), each part's frames renumbered to it.
 Profile MergeProfiles(std::vector<Profile> parts);
 
 std::string FormatId(uint64_t id);         // "0x…"

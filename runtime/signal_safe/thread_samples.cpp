@@ -13,7 +13,14 @@ namespace scalana::rt {
 std::atomic<bool> g_sampling_enabled{false};
 namespace {
 std::atomic<ThreadSamples *> g_registry{nullptr};
-ProgramText g_text;
+
+// Each field is atomic on its own: a reader racing a dlclose or a reload may
+// see a mix of old and new fields for that one frame, never a torn word.
+struct ModuleSlot {
+  std::atomic<uintptr_t> lo{0}, hi{0}, base{0};
+};
+ModuleSlot g_modules[kMaxModuleSlots];
+std::atomic<uint32_t> g_module_count{0};
 
 // FNV-1a over the frames: cheap, no tables, and never 0 (0 marks empty slots).
 inline uint64_t HashFrames(const uint64_t *frames, uint32_t n) {
@@ -25,10 +32,33 @@ inline uint64_t HashFrames(const uint64_t *frames, uint32_t n) {
   return h ? h : 1;
 }
 
-inline bool InProgram(uintptr_t a) { return a >= g_text.lo && a < g_text.hi; }
+// The frame word of address A (offset and module, docs/formats.md section
+// 3), or 0 when A lies in no module of the program (0 is no frame: offset 0
+// of the executable is its ELF header, never code). The executable is tried
+// first: most frames are its own.
+inline uint64_t ProgramFrame(uintptr_t a, uint32_t modules) {
+  for (uint32_t k = 0; k < modules; ++k) {
+    const ModuleSlot &m = g_modules[k];
+    if (a >= m.lo.load(std::memory_order_relaxed) && a < m.hi.load(std::memory_order_relaxed))
+      return (uint64_t(a - m.base.load(std::memory_order_relaxed)) & kFrameOffsetMask) |
+             uint64_t(k) << kFrameModuleShift;
+  }
+  return 0;
+}
 } // namespace
 
-void SetProgramText(const ProgramText &text) { g_text = text; }
+void PublishModuleText(uint32_t index, const ModuleText &text) {
+  if (index >= kMaxModuleSlots)
+    return;
+  ModuleSlot &m = g_modules[index];
+  // Emptied first, so no reader pairs the new base with the old range.
+  m.hi.store(0, std::memory_order_relaxed);
+  m.lo.store(text.lo, std::memory_order_relaxed);
+  m.base.store(text.base, std::memory_order_relaxed);
+  m.hi.store(text.hi, std::memory_order_release);
+  if (g_module_count.load(std::memory_order_relaxed) <= index)
+    g_module_count.store(index + 1, std::memory_order_release);
+}
 
 void PrepareUnwinding() {
   void *raw[4];
@@ -69,15 +99,16 @@ uint32_t ProgramContext(void *const *raw, int n, int first, bool exact, bool tru
                         uint64_t *out) {
   uint64_t inner[kMaxProgramFrames]; // innermost first, reversed into OUT
   uint32_t count = 0;
+  const uint32_t modules = g_module_count.load(std::memory_order_acquire);
   for (int i = first; i < n; ++i) {
     uintptr_t a = uintptr_t(raw[i]);
-    if (!InProgram(a))
+    uint64_t frame = ProgramFrame(a, modules);
+    if (!frame)
       continue;
     if (count == kMaxProgramFrames) {
       truncated = true;
       break;
     }
-    uint64_t frame = uint64_t(a - g_text.base) & kFrameOffsetMask;
     if (exact && i == first)
       frame |= kFrameExact;
     inner[count++] = frame;

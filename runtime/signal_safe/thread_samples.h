@@ -9,10 +9,11 @@
 // first.
 //
 // A calling context is the program's own frames on the stack (docs/formats.md
-// section 3): offsets into the executable, outermost first, the innermost
-// flagged when it is the interrupted instruction itself rather than a return
-// address. Frames of libraries (libc, libmpi, this runtime) are left out: the
-// analyzer maps only the executable's code to PSG vertices.
+// section 3): offsets into the executable or a shared object built with the
+// wrappers, tagged with its module, outermost first, the innermost flagged
+// when it is the interrupted instruction itself rather than a return
+// address. Frames of other libraries (libc, libmpi, this runtime) are left
+// out: the analyzer maps only the program's code to PSG vertices.
 #pragma once
 
 #include "scalana/profile.h"
@@ -64,13 +65,20 @@ struct ThreadSamples {
 ThreadSamples *NewThreadSamples();
 ThreadSamples *FirstThreadSamples();
 
-// Where the executable's code lies in memory; set once at load, before any
-// sampling or MPI call, and read-only afterwards.
-struct ProgramText {
+// Where the code of the modules whose frames are kept lies in memory: the
+// executable (module 0) and the shared objects built with the wrappers
+// (modules.cpp finds them at load and after each dlopen and dlclose). Slots
+// are published with release stores and read lock-free by the handler; a
+// module unloaded keeps its slot (its frames stay valid), with an empty
+// range until the same file is loaded again.
+inline constexpr uint32_t kMaxModuleSlots = 256;
+struct ModuleText {
   uintptr_t lo = 0, hi = 0; // executable segments [lo, hi)
   uintptr_t base = 0;       // load bias: offsets are addresses minus this
 };
-void SetProgramText(const ProgramText &text);
+// Sets slot INDEX (< kMaxModuleSlots) and makes slots [0, INDEX] visible.
+// Not async-signal-safe; callers serialise (modules.cpp's mutex).
+void PublishModuleText(uint32_t index, const ModuleText &text);
 
 // Unwinds the calling thread's stack into OUT (capacity kMaxProgramFrames + 1)
 // as a context: program frames outermost first, led by kFramesTruncated when

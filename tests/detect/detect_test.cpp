@@ -1045,6 +1045,10 @@ TEST_F(DetectFiles, MovedBinaryAsksForBinaryOption) {
   HaloProgram h;
   Profile p = HaloProfile(h, 2, 0, 1.0);
   p.meta.binary = (dir / "gone" / "app").string();
+  // A file holds frames, not PSG ids: offsets of the executable (module 0).
+  for (Context &c : p.contexts)
+    for (uint64_t &f : c)
+      f &= kFrameOffsetMask;
   std::filesystem::create_directory(dir / "run");
   WriteProfileFile(p, (dir / "run" / "profile.json.gz").string());
   std::string m = Expect({(dir / "run").string()});

@@ -50,10 +50,13 @@ EXAMPLES = {
 #                  pair with the solve's sends, not the setup's
 #   alltoall       nothing injected; the all-to-all's bytes per rank grow with
 #                  the rank count: the loss must be named, with what grew
+#   merged_mpi     nothing injected; clang merges four MPI_Allreduce calls into
+#                  one call with no line: their time must stay communication
 PROGRAMS = {
     "master_worker": ("bench/accuracy/programs/master_worker.c", "scalana-cc", ["inject"]),
     "tags": ("bench/accuracy/programs/tags.c", "scalana-cc", ["inject"]),
     "alltoall": ("tests/e2e/programs/alltoall.c", "scalana-cc", ["clean"]),
+    "merged_mpi": ("tests/e2e/programs/merged_mpi.c", "scalana-cc", ["clean"]),
 }
 DEFAULT_SCALES = [1, 2, 4, 8]
 MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
@@ -281,6 +284,12 @@ def stage_detect(ex, variant):
             raise Failure(f"{len(comm_ns)} non-scalable MPI vertices, but no root cause names "
                           f"the communication loss (report in {report_path})")
         log(f"communication losses named: {len(comm)}")
+        if ex.name == "merged_mpi":
+            merged = [w for w in doc.get("warnings", []) if "have no line" in w]
+            if not merged:
+                raise Failure("the merged MPI_Allreduce call site is not reported: did clang "
+                              f"keep the four calls apart? (report in {report_path})")
+            log(merged[0])
         if ex.name == "alltoall":
             named = [c for c in comm if "bytes per rank grow" in c.get("explanation", "")]
             if not named:
@@ -310,13 +319,17 @@ def stage_sizes(args):
         print(f"| {name} | {language} | {sizes['functions']} | {sizes['before']} | {sizes['after']} |")
 
 
-def main():
-    # Open MPI 4.1 races when concurrent launches create the shared session
-    # directory under one TMPDIR ("mkdir ... File exists"); tests run in
-    # parallel, so this one's launches get a TMPDIR of their own.
+def private_tmpdir():
+    """Open MPI 4.1 races when concurrent launches create the shared session
+    directory under one TMPDIR ("mkdir ... File exists"); tests run in
+    parallel, so this one's launches get a TMPDIR of their own."""
     session_tmp = tempfile.mkdtemp(prefix="scalana-test-")
     atexit.register(shutil.rmtree, session_tmp, True)
     os.environ["TMPDIR"] = session_tmp
+
+
+def main():
+    private_tmpdir()
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("stage", choices=["build", "psg", "prof", "show", "detect", "sizes"])

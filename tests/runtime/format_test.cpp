@@ -58,7 +58,7 @@ void WriteGz(const std::string &path, const std::string &text) {
 
 TEST(ProfileFormat, RoundTripKeepsEveryField) {
   std::string dir = TempDir();
-  Profile p = Sample(1, 0x8abc000000000007ull);
+  Profile p = Sample(1, 0x8000000000abc007ull);
   WriteProfileFile(p, dir + "/profile.json.gz");
   Profile q = ReadProfile(dir);
   EXPECT_EQ(q.meta.binary, "/bin/app");
@@ -82,7 +82,7 @@ TEST(ProfileFormat, RoundTripKeepsEveryField) {
 
 TEST(ProfileFormat, MergesPerRankFilesWithRemappedIndices) {
   std::string dir = TempDir();
-  Profile a = Sample(0, 0x8aaa000000000001ull), b = Sample(1, 0x8bbb000000000001ull);
+  Profile a = Sample(0, 0x8000000000aaa001ull), b = Sample(1, 0x8000000000bbb001ull);
   a.meta.complete = b.meta.complete = false;
   WriteProfileFile(a, dir + "/rank-0.json.gz");
   WriteProfileFile(b, dir + "/rank-1.json.gz");
@@ -90,8 +90,49 @@ TEST(ProfileFormat, MergesPerRankFilesWithRemappedIndices) {
   EXPECT_FALSE(m.meta.complete);
   ASSERT_EQ(m.ranks.size(), 2u);
   EXPECT_EQ(m.contexts.size(), 3u); // the shared context is deduplicated
-  EXPECT_EQ(m.contexts[m.ranks[1].vertices[0].ctx][0], 0x8bbb000000000001ull);
+  EXPECT_EQ(m.contexts[m.ranks[1].vertices[0].ctx][0], 0x8000000000bbb001ull);
   EXPECT_EQ(m.comms[m.ranks[1].deps[0].comm], std::vector<int>{1});
+}
+
+// Frames of shared objects carry their module (docs/formats.md section 3).
+// Ranks may load libraries in different orders; the merge renumbers each
+// rank's frames to one module list.
+TEST(ProfileFormat, MergeRenumbersModulesOfEachRank) {
+  const ModuleInfo lib_a{"/lib/liba.so", "aa", "0x1"}, lib_b{"/lib/libb.so", "bb", "0x2"};
+  Profile a = Sample(0, WithFrameModule(0x1234, 1)), b = Sample(1, WithFrameModule(0x1234, 1));
+  a.meta.modules = {lib_a, lib_b};
+  b.meta.modules = {lib_b, lib_a};
+  b.contexts.push_back({WithFrameModule(0x99, 2) | kFrameExact});
+  b.ranks[0].vertices.push_back({2, 1, 0.005, {}});
+  Profile m = MergeProfiles(
+      {ProfileFromJson(ProfileToJson(a), "a"), ProfileFromJson(ProfileToJson(b), "b")});
+  ASSERT_EQ(m.meta.modules.size(), 2u);
+  EXPECT_EQ(m.meta.modules[0], lib_a);
+  EXPECT_EQ(m.meta.modules[1], lib_b);
+  const Context &from_a = m.contexts[m.ranks[0].vertices[0].ctx];
+  const Context &from_b = m.contexts[m.ranks[1].vertices[0].ctx];
+  EXPECT_EQ(FrameModule(from_a[0]), 1u); // liba
+  EXPECT_EQ(FrameModule(from_b[0]), 2u); // libb: b's module 1
+  EXPECT_EQ(from_b[0] & kFrameOffsetMask, 0x1234u);
+  const Context &b_exact = m.contexts[m.ranks[1].vertices[1].ctx];
+  EXPECT_EQ(FrameModule(b_exact[0]), 1u); // liba: b's module 2
+  EXPECT_TRUE(b_exact[0] & kFrameExact);
+}
+
+TEST(ProfileFormat, FrameOfAnUnlistedModuleIsAnError) {
+  Profile p = Sample(0, WithFrameModule(0x10, 2));
+  p.meta.modules = {{"/lib/liba.so", "aa", "0x1"}};
+  try {
+    ProfileFromJson(ProfileToJson(p), "p.json");
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("contexts[1][0] names module 2 but meta.modules lists 1"),
+              std::string::npos)
+        << e.what();
+  }
+  p.meta.modules.push_back({"/lib/libb.so", "bb", "0x2"});
+  Profile q = ProfileFromJson(ProfileToJson(p), "p.json");
+  EXPECT_EQ(q.meta.modules[1].path, "/lib/libb.so");
 }
 
 TEST(ProfileFormat, MissingRunDirectoryNamesIt) {

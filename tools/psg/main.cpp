@@ -1,4 +1,4 @@
-// `scalana psg BINARY`: prints the whole-program Program Structure Graph of a
+// `scalana psg BINARY [LIBRARY...]`: prints the whole-program Program Structure Graph of a
 // program built with scalana-cc/-cxx/-fc (docs/psg.md).
 #include "psg.h"
 #include "scalana/out_of_memory.h"
@@ -17,9 +17,13 @@ int main(int argc, char **argv) {
                "scalana-cc, scalana-cxx or scalana-fc.",
                "scalana psg"};
   std::string binary, format = "text", output;
+  std::vector<std::string> libraries;
   scalana::PsgOptions opts;
   bool no_contract = false;
   app.add_option("BINARY", binary, "the program")->required();
+  app.add_option("LIBRARY", libraries,
+                 "shared objects built with the wrappers that the program links or loads "
+                 "with dlopen: their functions join the graph");
   app.add_option("--max-loop-depth", opts.max_loop_depth,
                  "loops nested deeper than this fold into their parent")
       ->capture_default_str();
@@ -33,7 +37,7 @@ int main(int argc, char **argv) {
   CLI11_PARSE(app, argc, argv);
   opts.contract = !no_contract;
   try {
-    scalana::Psg psg = scalana::Psg::LoadFromBinary(binary, opts);
+    scalana::Psg psg = scalana::Psg::LoadFromObjects(binary, libraries, opts);
     for (const std::string &w : psg.warnings())
       std::fprintf(stderr, "scalana psg: warning: %s\n", scalana::EscapeControls(w).c_str());
     psg.ExpandAll();

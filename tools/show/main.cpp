@@ -51,7 +51,10 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
   std::vector<Resolved> out(p.contexts.size());
 #ifdef SCALANA_HAVE_PSG
   try {
-    Psg psg = Psg::LoadFromBinary(p.meta.binary);
+    std::vector<std::string> libraries;
+    for (const ModuleInfo &mod : p.meta.modules)
+      libraries.push_back(mod.path);
+    Psg psg = Psg::LoadFromObjects(p.meta.binary, libraries);
     if (!p.meta.psg_id.empty() && psg.psg_id() != p.meta.psg_id)
       *note = "warning: " + p.meta.binary + " changed since the run (PSG " + psg.psg_id() +
               ", profile " + p.meta.psg_id + "); locations may be wrong";

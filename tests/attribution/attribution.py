@@ -1,0 +1,146 @@
+#!/usr/bin/env python3
+"""Whole pipeline on programs whose hot loop and MPI calls live in a shared
+object built with the wrappers (tests/modules/programs):
+
+  linked   main_linked.c linked with libsolver.so (C)
+  dlopen   main_dl.c loading libsolver.so with dlopen by its bare name, found
+           through the program's RUNPATH ($ORIGIN)
+  fortran  main_f.f90 linked with libfsolver.so (Fortran, mpif.h)
+
+Stages, one ctest entry each:
+  build   the library with `-fPIC -shared`, then the program
+  psg     `scalana psg PROGRAM LIBRARY` has a loop at the library's ROOT CAUSE
+          line and says which shared object it is in
+  prof    profile at 2, 4 and 8 ranks with the cause injected on the last rank;
+          the profile lists the library among meta.modules
+  detect  the top root cause is the library's ROOT CAUSE line (or is reached
+          through the call on it), on the last rank, and no sample or MPI
+          call was left unplaced
+"""
+import argparse
+import gzip
+import json
+import os
+import shutil
+import sys
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
+from e2e import Failure, log, mpi_environment, private_tmpdir, root_cause_line, run  # noqa: E402
+
+# variant -> (wrapper, library source, library, program source, program)
+VARIANTS = {
+    "linked": ("scalana-cc", "solver.c", "libsolver.so", "main_linked.c", "main_linked"),
+    "dlopen": ("scalana-cc", "solver.c", "libsolver.so", "main_dl.c", "main_dl"),
+    "fortran": ("scalana-fc", "solver.f90", "libfsolver.so", "main_f.f90", "main_f"),
+}
+SCALES = [2, 4, 8]
+
+
+class Case:
+    def __init__(self, args):
+        self.variant = args.variant
+        self.wrapper, self.lib_src, self.lib, self.main_src, self.main = VARIANTS[args.variant]
+        self.programs = os.path.join(args.source_dir, "tests", "modules", "programs")
+        self.work = os.path.join(args.work_dir, args.variant)
+        self.bin_dir = args.bin_dir
+        self.scalana = os.path.join(args.bin_dir, "scalana")
+        self.mpirun = args.mpirun
+        self.rc_line = root_cause_line(os.path.join(self.programs, self.lib_src))
+
+    def path(self, name):
+        return os.path.join(self.work, name)
+
+    def run_dir(self, np):
+        return self.path(f"run-np{np}")
+
+
+def stage_build(c):
+    shutil.rmtree(c.work, ignore_errors=True)
+    os.makedirs(c.work)
+    cc = os.path.join(c.bin_dir, c.wrapper)
+    src = lambda name: os.path.join(c.programs, name)  # noqa: E731
+    run([cc, "-O2", "-fPIC", "-shared", src(c.lib_src), "-o", c.path(c.lib)], cwd=c.work)
+    link = ["-L", c.work, "-l" + c.lib[3:-3]] if c.variant != "dlopen" else ["-ldl"]
+    run([cc, "-O2", "-I", c.programs, src(c.main_src), "-o", c.path(c.main)] + link +
+        ["-Wl,-rpath,$ORIGIN", "-Wl,--enable-new-dtags"], cwd=c.work)
+
+
+def stage_psg(c):
+    graph = json.loads(run([c.scalana, "psg", "--format", "json", c.path(c.main), c.path(c.lib)]))
+    loops = [v for v in graph["vertices"] if v["kind"] == "loop"
+             and os.path.basename(v["file"]) == c.lib_src and v["line"] == c.rc_line]
+    if not loops:
+        raise Failure(f"no loop at {c.lib_src}:{c.rc_line} in the PSG of {c.main} with {c.lib}")
+    objects = {f["name"]: os.path.basename(f["object"]) for f in graph["functions"]}
+    if c.lib not in objects.values():
+        raise Failure(f"no function of the PSG comes from {c.lib}: {objects}")
+    text = run([c.scalana, "psg", c.path(c.main), c.path(c.lib)])
+    if f"[{c.lib}]" not in text:
+        raise Failure(f"`scalana psg` does not say which vertices are in {c.lib}:\n{text}")
+    log(f"PSG functions by object: {objects}")
+
+
+def stage_prof(c):
+    mpi_environment()
+    for np in SCALES:
+        out = c.run_dir(np)
+        shutil.rmtree(out, ignore_errors=True)
+        run([c.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np), c.scalana, "prof",
+             "-o", out, "--", c.path(c.main), "--inject"], cwd=c.work)
+        with gzip.open(os.path.join(out, "profile.json.gz"), "rt") as f:
+            meta = json.load(f)["meta"]
+        libs = [os.path.basename(m["path"]) for m in meta.get("modules", [])]
+        if c.lib not in libs:
+            raise Failure(f"{out}: meta.modules {libs} does not list {c.lib}")
+
+
+def stage_detect(c):
+    runs = [c.run_dir(np) for np in SCALES]
+    doc = json.loads(run([c.scalana, "detect", "--format", "json"] + runs))
+    with open(c.path("detect.json"), "w") as f:
+        json.dump(doc, f, indent=1)
+    causes = doc.get("root_causes", [])
+    if not causes:
+        raise Failure(f"no root cause; expected {c.lib_src}:{c.rc_line}")
+    top = causes[0]
+    got = (os.path.basename(top.get("file", "")), top.get("line"))
+    sites = [(os.path.basename(s.get("file", "")), s.get("line"))
+             for s in top.get("call_sites") or []]
+    want = (c.lib_src, c.rc_line)
+    log(f"top root cause {got[0]}:{got[1]} ranks {top.get('ranks')} via {sites}")
+    if got != want and (not sites or sites[-1] != want):
+        raise Failure(f"top root cause is {got[0]}:{got[1]}, expected {want[0]}:{want[1]} "
+                      f"(report in {c.path('detect.json')})")
+    last = max(SCALES) - 1
+    if top.get("ranks") != [last]:
+        raise Failure(f"top root cause is on ranks {top.get('ranks')}, expected [{last}]")
+    unplaced = [w for w in doc.get("warnings", []) if "do not fit" in w or "no PSG record" in w]
+    if unplaced:
+        raise Failure(f"frames left unplaced: {unplaced}")
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("stage", choices=["build", "psg", "prof", "detect"])
+    parser.add_argument("variant", choices=sorted(VARIANTS))
+    parser.add_argument("--bin-dir", required=True)
+    parser.add_argument("--source-dir", required=True)
+    parser.add_argument("--work-dir", required=True)
+    parser.add_argument("--mpirun", default="mpirun")
+    args = parser.parse_args()
+    private_tmpdir()
+    args.bin_dir, args.work_dir = os.path.abspath(args.bin_dir), os.path.abspath(args.work_dir)
+    try:
+        c = Case(args)
+        {"build": stage_build, "psg": stage_psg, "prof": stage_prof, "detect": stage_detect}[
+            args.stage](c)
+    except Failure as e:
+        print(f"attribution: FAILED: {e}", file=sys.stderr)
+        return 1
+    log("ok")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
