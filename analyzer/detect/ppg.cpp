@@ -1,6 +1,7 @@
 #include "detect/ppg.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <tuple>
 
 namespace scalana {
@@ -129,11 +130,19 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   // 1. Contexts -> contracted vertices. Each distinct context is resolved once.
   run.contexts = profile.contexts.size();
   std::vector<VertexId> ctx_vertex(profile.contexts.size(), kNoVertex);
+  std::vector<uint8_t> approximated(profile.contexts.size(), 0);
   for (size_t i = 0; i < profile.contexts.size(); ++i) {
     bool outside = profile.contexts[i].empty();
-    ctx_vertex[i] = outside ? kNoVertex : psg.Resolve(profile.contexts[i]);
+    size_t cut = 0;
+    // A context that does not fit whole is placed at its largest part that
+    // does, never dropped while any part fits; counted and reported.
+    ctx_vertex[i] = outside ? kNoVertex : psg.ResolveNearest(profile.contexts[i], &cut);
     if (ctx_vertex[i] == kNoVertex && !outside)
       ++run.unresolved_contexts;
+    if (cut) {
+      approximated[i] = 1;
+      ++run.approximated_contexts;
+    }
     if (progress && (i + 1) % 4096 == 0)
       progress(label + ": resolved " + std::to_string(i + 1) + "/" +
                std::to_string(profile.contexts.size()) + " contexts");
@@ -145,6 +154,12 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   };
   auto vertex_of = [&](uint32_t ctx) -> VertexId {
     return ctx < ctx_vertex.size() ? ctx_vertex[ctx] : kNoVertex;
+  };
+  auto count_approximated = [&](uint32_t ctx, double seconds) {
+    if (ctx < approximated.size() && approximated[ctx]) {
+      ++run.approximated_rows;
+      run.approximated_seconds += seconds;
+    }
   };
 
   const double hz = profile.meta.sampling.hz;
@@ -178,6 +193,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
         run.unresolved_seconds += secs;
         continue;
       }
+      count_approximated(row.ctx, secs);
       VertexSeries &s = slot_for(v);
       s.own_data = true;
       if (s.cpu.empty())
@@ -201,6 +217,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
         run.unresolved_seconds += row.seconds;
         continue;
       }
+      count_approximated(row.ctx, row.seconds);
       VertexSeries &s = slot_for(v);
       s.own_data = true;
       if (s.mpi.empty()) {
@@ -313,6 +330,16 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
                            std::to_string(run.contexts) +
                            " contexts do not fit the binary's PSG (" +
                            std::to_string(run.unresolved_rows) + " rows ignored)");
+  if (run.approximated_contexts) {
+    char secs[32];
+    std::snprintf(secs, sizeof secs, "%.3g", run.approximated_seconds);
+    run.warnings.push_back(label + ": " + std::to_string(run.approximated_contexts) + " of " +
+                           std::to_string(run.contexts) +
+                           " contexts fit the PSG only in part (a chain of calls it does not "
+                           "know); their " +
+                           std::to_string(run.approximated_rows) + " rows (" + secs +
+                           " s) are placed at the largest part that fits");
+  }
   if (run.unmatched_p2p)
     run.warnings.push_back(label + ": " + std::to_string(run.unmatched_p2p) +
                            " point-to-point rows have no matching row on the peer rank");

@@ -56,6 +56,10 @@ struct Run {
   double total_time = 0;               // max over ranks of rank_total
   uint64_t contexts = 0, unresolved_contexts = 0, unresolved_rows = 0;
   double unresolved_seconds = 0;
+  // Contexts that fit only in part, placed at their largest part that fits
+  // (Psg::ResolveNearest), and the rows and seconds they hold.
+  uint64_t approximated_contexts = 0, approximated_rows = 0;
+  double approximated_seconds = 0;
   // Time in contexts with no frame of the program (MPI progress threads,
   // library start-up): real, but nothing in the program to attribute it to.
   double outside_seconds = 0;

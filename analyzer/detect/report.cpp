@@ -301,6 +301,8 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"contexts", run.contexts},
                     {"unresolved_contexts", run.unresolved_contexts},
                     {"unresolved_rows", run.unresolved_rows},
+                    {"approximated_contexts", run.approximated_contexts},
+                    {"approximated_rows", run.approximated_rows},
                     {"outside_seconds", run.outside_seconds},
                     {"backtracked", i == r.backtrack_run}});
   }

@@ -1396,6 +1396,34 @@ VertexId Psg::Resolve(const Context &ctx) {
   return c.local_map[local];
 }
 
+VertexId Psg::ResolveNearest(const Context &ctx, size_t *cut) {
+  *cut = 0;
+  if (VertexId v = Resolve(ctx); v != kNoVertex || ctx.empty())
+    return v;
+  const size_t n = ctx.size();
+  // The inner part on its own, where its first function starts (an extra
+  // root when nothing calls it once): keeps the line the time is spent on.
+  VertexId inner = kNoVertex;
+  size_t inner_kept = 0;
+  for (size_t from = 1; from < n && inner == kNoVertex; ++from)
+    if ((inner = Resolve(Context(ctx.begin() + long(from), ctx.end()))) != kNoVertex)
+      inner_kept = n - from;
+  // The outer call sites, the rest of the chain cut: the last kept call
+  // site's vertex, as for a callee without a record. Keeps the calling
+  // context; taken only where it keeps more of the context.
+  for (size_t keep = n - 1; keep > inner_kept; --keep) {
+    Context prefix(ctx.begin(), ctx.begin() + long(keep));
+    prefix.push_back(ctx[keep - 1]);
+    if (VertexId v = Resolve(prefix); v != kNoVertex) {
+      *cut = n - keep;
+      return v;
+    }
+  }
+  if (inner != kNoVertex)
+    *cut = n - inner_kept;
+  return inner;
+}
+
 void Psg::ExpandAll() {
   Impl &m = *impl_;
   if (m.main_fn < 0)

@@ -152,6 +152,16 @@ public:
   // docs/psg.md lists the cases (truncated contexts, OpenMP regions, ...).
   VertexId Resolve(const Context &ctx);
 
+  // For a context Resolve cannot place (a chain of calls the PSG does not
+  // know: a call through a pointer into code reached another way, frames of
+  // a runtime the program called back from): the largest part of it that
+  // fits. Either its inner part, placed where its first function starts on
+  // its own (the line the time is spent on is kept; preferred on a tie), or
+  // its outer call sites, the time landing on the last one kept (as in a
+  // callee without a record). *CUT: how many ids were left out. kNoVertex
+  // only when no part names a vertex of this PSG.
+  VertexId ResolveNearest(const Context &ctx, size_t *cut);
+
   void ExpandAll(); // throws Error past PsgOptions::max_vertices
   PsgStats Stats() const;
 

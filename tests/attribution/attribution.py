@@ -1,24 +1,31 @@
 #!/usr/bin/env python3
-"""Whole pipeline on programs whose hot loop and MPI calls live in a shared
-object built with the wrappers (tests/modules/programs):
+"""Whole pipeline on code shaped like real programs, where what the runtime
+sees must still reach the right PSG vertex (tests/attribution/programs).
 
+Programs whose hot loop and MPI calls live in a shared object built with the
+wrappers:
   linked   main_linked.c linked with libsolver.so (C)
   dlopen   main_dl.c loading libsolver.so with dlopen by its bare name, found
            through the program's RUNPATH ($ORIGIN)
   fortran  main_f.f90 linked with libfsolver.so (Fortran, mpif.h)
+and
+  macro    macro_calls.c: a macro expanding to MPI_Comm_rank and MPI_Iprobe
+           on one line and column; rank 0 polls with it
 
 Stages, one ctest entry each:
   build   the library with `-fPIC -shared`, then the program
   psg     `scalana psg PROGRAM LIBRARY` has a loop at the library's ROOT CAUSE
           line and says which shared object it is in
   prof    profile at 2, 4 and 8 ranks with the cause injected on the last rank;
-          the profile lists the library among meta.modules
+          the profile lists the library among meta.modules (macro: 2 ranks)
   detect  the top root cause is the library's ROOT CAUSE line (or is reached
           through the call on it), on the last rank, and no sample or MPI
-          call was left unplaced
+          call was left unplaced (macro: `scalana show` labels the polling
+          calls at the MACRO line MPI_Iprobe, the operation the wrapper saw)
 """
 import argparse
 import gzip
+import re
 import json
 import os
 import shutil
@@ -32,7 +39,9 @@ VARIANTS = {
     "linked": ("scalana-cc", "solver.c", "libsolver.so", "main_linked.c", "main_linked"),
     "dlopen": ("scalana-cc", "solver.c", "libsolver.so", "main_dl.c", "main_dl"),
     "fortran": ("scalana-fc", "solver.f90", "libfsolver.so", "main_f.f90", "main_f"),
+    "macro": ("scalana-cc", None, None, "macro_calls.c", "macro_calls"),
 }
+MACRO = re.compile(r"//\s*MACRO")
 SCALES = [2, 4, 8]
 
 
@@ -40,12 +49,13 @@ class Case:
     def __init__(self, args):
         self.variant = args.variant
         self.wrapper, self.lib_src, self.lib, self.main_src, self.main = VARIANTS[args.variant]
-        self.programs = os.path.join(args.source_dir, "tests", "modules", "programs")
+        self.programs = os.path.join(args.source_dir, "tests", "attribution", "programs")
         self.work = os.path.join(args.work_dir, args.variant)
         self.bin_dir = args.bin_dir
         self.scalana = os.path.join(args.bin_dir, "scalana")
         self.mpirun = args.mpirun
-        self.rc_line = root_cause_line(os.path.join(self.programs, self.lib_src))
+        source = os.path.join(self.programs, self.lib_src or self.main_src)
+        self.rc_line = root_cause_line(source) if self.lib else marked_line(source, MACRO)
 
     def path(self, name):
         return os.path.join(self.work, name)
@@ -54,11 +64,21 @@ class Case:
         return self.path(f"run-np{np}")
 
 
+def marked_line(path, marker):
+    lines = [n for n, text in enumerate(open(path), 1) if marker.search(text)]
+    if len(lines) != 1:
+        raise Failure(f"{path}: expected one marked line, found {lines}")
+    return lines[0]
+
+
 def stage_build(c):
     shutil.rmtree(c.work, ignore_errors=True)
     os.makedirs(c.work)
     cc = os.path.join(c.bin_dir, c.wrapper)
     src = lambda name: os.path.join(c.programs, name)  # noqa: E731
+    if not c.lib:
+        run([cc, "-O2", src(c.main_src), "-o", c.path(c.main)], cwd=c.work)
+        return
     run([cc, "-O2", "-fPIC", "-shared", src(c.lib_src), "-o", c.path(c.lib)], cwd=c.work)
     link = ["-L", c.work, "-l" + c.lib[3:-3]] if c.variant != "dlopen" else ["-ldl"]
     run([cc, "-O2", "-I", c.programs, src(c.main_src), "-o", c.path(c.main)] + link +
@@ -66,6 +86,13 @@ def stage_build(c):
 
 
 def stage_psg(c):
+    if not c.lib:
+        graph = json.loads(run([c.scalana, "psg", "--format", "json", c.path(c.main)]))
+        ops = sorted(v["label"] for v in graph["vertices"]
+                     if v["kind"] == "mpi" and v["line"] == c.rc_line)
+        if ops != ["MPI_Comm_rank", "MPI_Iprobe"]:
+            raise Failure(f"line {c.rc_line} holds MPI vertices {ops}, expected both calls")
+        return
     graph = json.loads(run([c.scalana, "psg", "--format", "json", c.path(c.main), c.path(c.lib)]))
     loops = [v for v in graph["vertices"] if v["kind"] == "loop"
              and os.path.basename(v["file"]) == c.lib_src and v["line"] == c.rc_line]
@@ -82,7 +109,7 @@ def stage_psg(c):
 
 def stage_prof(c):
     mpi_environment()
-    for np in SCALES:
+    for np in (SCALES if c.lib else [2]):
         out = c.run_dir(np)
         shutil.rmtree(out, ignore_errors=True)
         run([c.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np), c.scalana, "prof",
@@ -90,11 +117,30 @@ def stage_prof(c):
         with gzip.open(os.path.join(out, "profile.json.gz"), "rt") as f:
             meta = json.load(f)["meta"]
         libs = [os.path.basename(m["path"]) for m in meta.get("modules", [])]
-        if c.lib not in libs:
+        if c.lib and c.lib not in libs:
             raise Failure(f"{out}: meta.modules {libs} does not list {c.lib}")
 
 
+def check_macro_labels(c):
+    """The polling row at the macro's line must carry the operation it ran."""
+    text = run([c.scalana, "show", "--rank", "0", c.run_dir(2)])
+    row = re.compile(r"^\s+(\d+)\s+[\d.]+\s+[\d.]+\s+mpi (\S+) \S*" + re.escape(c.main_src) +
+                     f":{c.rc_line} ")
+    calls = {}
+    for line in text.splitlines():
+        m = row.match(line)
+        if m:
+            calls[m.group(2)] = calls.get(m.group(2), 0) + int(m.group(1))
+    log(f"MPI rows at {c.main_src}:{c.rc_line}: {calls}")
+    if not calls or max(calls, key=calls.get) != "MPI_Iprobe":
+        raise Failure(f"the polling calls at line {c.rc_line} are labelled {calls}, expected "
+                      f"MPI_Iprobe:\n{text}")
+
+
 def stage_detect(c):
+    if not c.lib:
+        check_macro_labels(c)
+        return
     runs = [c.run_dir(np) for np in SCALES]
     doc = json.loads(run([c.scalana, "detect", "--format", "json"] + runs))
     with open(c.path("detect.json"), "w") as f:

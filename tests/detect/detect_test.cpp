@@ -353,6 +353,32 @@ TEST(DetectPpg, UnresolvedContextsAreCounted) {
   EXPECT_NEAR(run.unresolved_seconds, 1.0, 1e-9);
 }
 
+TEST(DetectPpg, ContextsThatFitInPartAreKeptAndCounted) {
+  HaloProgram h;
+  ProfileBuilder b(2);
+  // relax's loop, then a frame of no function the PSG has: the time stays
+  // on relax's loop, where the unknown call was made.
+  b.p.contexts.push_back({h.main.Id(h.relax), 0x8000000000000001ull});
+  VertexRow row;
+  row.ctx = uint32_t(b.p.contexts.size() - 1);
+  row.samples = 100;
+  row.cpu_seconds = 1.0;
+  b.p.ranks[1].vertices.push_back(row);
+  scalana::Run run = BuildRun(h.psg, b.p, "run2");
+  EXPECT_EQ(run.unresolved_contexts, 0u);
+  EXPECT_EQ(run.unresolved_rows, 0u);
+  EXPECT_EQ(run.approximated_contexts, 1u);
+  EXPECT_EQ(run.approximated_rows, 1u);
+  EXPECT_NEAR(run.approximated_seconds, 1.0, 1e-9);
+  const scalana::VertexSeries *s = run.Find(h.V(h.relax));
+  ASSERT_NE(s, nullptr);
+  EXPECT_NEAR(s->cpu[1], 1.0, 1e-6);
+  bool warned = false;
+  for (const std::string &w : run.warnings)
+    warned |= w.find("fit the PSG only in part") != std::string::npos;
+  EXPECT_TRUE(warned);
+}
+
 // --- Backtracking ------------------------------------------------------------
 
 TEST(DetectBacktrack, NonBlockingP2PLeadsToTheSlowSender) {

@@ -469,6 +469,46 @@ TEST(PsgResolve, UnknownContextsGiveNoVertex) {
   EXPECT_NE(psg.Resolve({main.Id(5), foo.Id(1)}), kNoVertex);
 }
 
+// A context that does not fit is placed at its deepest part that does: a
+// row is never dropped while one of its ids names a vertex.
+TEST(PsgResolve, NearestKeepsTheDeepestPartThatFits) {
+  Fn main("main", "n.c", 1, 20);
+  uint32_t loop = main.Loop(0, 2, 10);
+  uint32_t call = main.Call(loop, "work", 3);
+  Fn work("work", "w.c", 1, 10);
+  uint32_t inner = work.Loop(0, 2, 8);
+  Fn helper("helper", "h.c", 1, 5);
+  uint32_t hloop = helper.Loop(0, 2, 4);
+  Fn other("not_in_binary", "x.c", 1, 2);
+  Psg psg = Psg::Build({main, work, helper});
+  size_t cut = 9;
+  // Fits whole: nothing cut.
+  VertexId whole = psg.ResolveNearest({main.Id(call), work.Id(inner)}, &cut);
+  EXPECT_EQ(whole, psg.Resolve({main.Id(call), work.Id(inner)}));
+  EXPECT_EQ(cut, 0u);
+  // helper's loop reached from work's loop by a call the PSG does not know
+  // (helper is called by nobody there): work's loop, in its context, holds
+  // the time, as it would a callee without a record.
+  Context bad{main.Id(call), work.Id(inner), helper.Id(hloop)};
+  ASSERT_EQ(psg.Resolve(bad), kNoVertex);
+  VertexId v = psg.ResolveNearest(bad, &cut);
+  EXPECT_EQ(v, psg.Resolve({main.Id(call), work.Id(inner)}));
+  EXPECT_EQ(cut, 1u);
+  EXPECT_EQ(psg.ResolveNearest({main.Id(call), work.Id(inner), other.Id(1)}, &cut), v);
+  EXPECT_EQ(cut, 1u);
+  // The outermost id is no call site: only one id fits either way, and the
+  // inner part, on its own, keeps the line the time is spent on.
+  Context outer_bad{main.Id(loop), helper.Id(hloop)};
+  ASSERT_EQ(psg.Resolve(outer_bad), kNoVertex);
+  VertexId h = psg.ResolveNearest(outer_bad, &cut);
+  ASSERT_NE(h, kNoVertex);
+  EXPECT_EQ(cut, 1u);
+  EXPECT_EQ(psg.vertex(h).kind, VertexKind::Loop);
+  EXPECT_EQ(psg.FunctionName(h), "helper");
+  // Nothing of this PSG: nothing to place it on.
+  EXPECT_EQ(psg.ResolveNearest({other.Id(1)}, &cut), kNoVertex);
+}
+
 TEST(PsgResolve, ContextsStartingOutsideMain) {
   // `outlined` has no call site (an OpenMP outlined function): it gets a
   // synthetic root. `kernel` is called once, from `step`, itself called once
