@@ -1,4 +1,5 @@
 #include "detect/detect.h"
+#include "detect/detect_stages.h"
 
 #include <algorithm>
 #include <cmath>
@@ -9,6 +10,8 @@
 #include <unordered_set>
 
 namespace scalana {
+
+using namespace detect_internal;
 
 const char *ToString(MergeStrategy m) {
   switch (m) {
@@ -163,7 +166,7 @@ double MergeValues(std::vector<double> values, MergeStrategy how) {
 
 // ---------------------------------------------------------------- helpers
 
-namespace {
+namespace detect_internal {
 
 std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexSeries &s) {
   std::vector<double> t(run.nslots());
@@ -176,17 +179,6 @@ double NoiseFloor(const Run &run, const DetectOptions &opts) {
   if (opts.min_time >= 0)
     return opts.min_time;
   return run.meta.sampling.hz > 0 ? 2.0 / run.meta.sampling.hz : 0.01;
-}
-
-std::pair<std::vector<DepEdge>::const_iterator, std::vector<DepEdge>::const_iterator>
-EdgesAt(const VertexSeries &s, int rank) {
-  return std::equal_range(s.edges.begin(), s.edges.end(), DepEdge{rank},
-                          [](const DepEdge &a, const DepEdge &b) { return a.rank < b.rank; });
-}
-
-bool IsCollective(const Psg &psg, VertexId v) {
-  const Vertex &x = psg.vertex(v);
-  return x.kind == VertexKind::Mpi && x.mpi_class == MpiClass::Collective;
 }
 
 // MPI_Init and MPI_Finalize cost what the launcher and the MPI library's
@@ -203,6 +195,38 @@ bool IsStartupOrTeardown(const Psg &psg, VertexId v) {
 
 uint64_t StepKey(VertexId v, int rank, bool up) {
   return (uint64_t(uint32_t(v)) << 32) ^ (uint64_t(uint32_t(rank)) << 1) ^ uint64_t(up);
+}
+
+std::string SlopeText(double x) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.2f", x);
+  return buf;
+}
+
+void SetSampleEvidence(RootCause &rc, double cost, double median, double hz) {
+  rc.evidence_samples = cost * hz;
+  rc.signal_to_noise = rc.evidence_samples / std::sqrt(std::max(1.0, median * hz));
+  rc.thin_data = rc.signal_to_noise < kSettledSigma;
+  rc.run_longer =
+      rc.thin_data
+          ? std::min(100.0,
+                     std::ceil(std::pow(kSettledSigma / std::max(rc.signal_to_noise, 0.5), 2)))
+          : 1;
+}
+
+} // namespace detect_internal
+
+namespace {
+
+std::pair<std::vector<DepEdge>::const_iterator, std::vector<DepEdge>::const_iterator>
+EdgesAt(const VertexSeries &s, int rank) {
+  return std::equal_range(s.edges.begin(), s.edges.end(), DepEdge{rank},
+                          [](const DepEdge &a, const DepEdge &b) { return a.rank < b.rank; });
+}
+
+bool IsCollective(const Psg &psg, VertexId v) {
+  const Vertex &x = psg.vertex(v);
+  return x.kind == VertexKind::Mpi && x.mpi_class == MpiClass::Collective;
 }
 
 // For a collective vertex on a rank: the member that waited least (arrived
@@ -237,12 +261,6 @@ double WeightedMedian(std::vector<std::pair<double, double>> value_weight) {
       return v;
   }
   return value_weight.empty() ? 0 : value_weight.back().first;
-}
-
-std::string SlopeText(double x) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.2f", x);
-  return buf;
 }
 
 } // namespace
@@ -524,6 +542,33 @@ std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling)
 
 // ---------------------------------------------------------------- detection
 
+namespace {
+// With computation causes but none of them clear of sampling noise, the
+// answer is that the data cannot tell, and what run would: never the
+// noisiest vertex as the cause.
+std::string Inconclusive(const std::vector<RootCause> &causes, const Run &big) {
+  const RootCause *best = nullptr;
+  for (const RootCause &c : causes) {
+    if (!c.communication && !c.thin_data)
+      return {};
+    if (c.thin_data && (!best || c.signal_to_noise > best->signal_to_noise))
+      best = &c;
+  }
+  if (!best)
+    return {};
+  char text[512];
+  std::snprintf(text, sizeof text,
+                "inconclusive: no computation cause stands out of the sampling noise; the "
+                "strongest rests on %.0f samples over its median on rank %d (%.1f standard "
+                "deviations, %.0f needed). A run about %.0fx longer (about %.0f s at %d ranks), or "
+                "sampling %.0fx faster where the machine allows (--hz), would tell",
+                best->evidence_samples, best->culprit_rank, best->signal_to_noise, kSettledSigma,
+                best->run_longer, best->run_longer * std::max(big.meta.wall_time, 0.0),
+                big.world_size, best->run_longer);
+  return text;
+}
+} // namespace
+
 DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOptions &opts) {
   if (runs.empty())
     throw Error("scalana detect: no runs to analyse; give one or more run directories");
@@ -542,174 +587,12 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   res.backtrack_run = largest;
   const Run &big = runs[largest];
 
-  // --- Abnormal vertices, per run.
-  std::unordered_set<uint64_t> abnormal_big; // (vertex, rank) in the largest run
-  for (size_t ri = 0; ri < runs.size(); ++ri) {
-    const Run &run = runs[ri];
-    const double floor = NoiseFloor(run, opts);
-    for (const VertexSeries &s : run.series) {
-      if (!s.own_data || IsStartupOrTeardown(psg, s.vertex))
-        continue;
-      std::vector<double> t = TimesOverRanks(psg, run, s);
-      double med = Median(t);
-      AbnormalVertex ab;
-      ab.run = ri;
-      ab.vertex = s.vertex;
-      ab.median = med;
-      // Computation time is a count of samples, and a count of n samples
-      // scatters by about sqrt(n): 5 samples against a median of 3 is 1.7x
-      // but only noise. Such vertices must also exceed the median by
-      // noise_sigma standard deviations. (MPI time is measured, not sampled.)
-      const double hz = run.meta.sampling.hz;
-      const bool sampled = hz > 0 && psg.vertex(s.vertex).kind != VertexKind::Mpi;
-      for (int slot = 0; slot < run.nslots(); ++slot) {
-        if (t[slot] < floor || !(t[slot] > opts.abnorm_thd * med))
-          continue;
-        if (sampled && (t[slot] - med) * hz < opts.noise_sigma * std::sqrt(med * hz))
-          continue;
-        ab.ranks.push_back(run.ranks[slot]);
-        ab.excess += t[slot] - med;
-        if (t[slot] > ab.worst_time)
-          ab.worst_time = t[slot], ab.worst_rank = run.ranks[slot];
-        if (ri == largest)
-          abnormal_big.insert(StepKey(s.vertex, run.ranks[slot], false));
-      }
-      if (!ab.ranks.empty())
-        res.abnormal.push_back(std::move(ab));
-    }
-  }
-  std::stable_sort(
-      res.abnormal.begin(), res.abnormal.end(),
-      [](const AbnormalVertex &a, const AbnormalVertex &b) { return a.excess > b.excess; });
+  // --- Abnormal vertices, per run (abnormal.cpp).
+  std::unordered_set<uint64_t> abnormal_big = FindAbnormal(psg, runs, largest, opts, res);
 
-  // --- Non-scalable vertices, across runs.
-  std::map<int, int> scales;
-  for (const Run &r : runs)
-    scales[r.world_size]++;
-  for (auto [p, n] : scales)
-    if (n > 1)
-      res.warnings.push_back(std::to_string(n) + " runs at " + std::to_string(p) +
-                             " ranks: treated as repetitions (their merged values are averaged)");
-  std::unordered_set<VertexId> non_scalable_set;
-  if (scales.size() < 2) {
-    res.warnings.push_back("only one scale (" + std::to_string(big.world_size) +
-                           " ranks): non-scalable vertices need runs at two or more rank counts; "
-                           "reporting abnormal vertices and their root causes only");
-  } else {
-    double floor = 1e300;
-    for (const Run &r : runs)
-      floor = std::min(floor, NoiseFloor(r, opts));
-    floor = std::max(floor, 1e-9);
-    std::vector<std::pair<double, double>> program;
-    for (const Run &r : runs) {
-      std::vector<double> t(r.rank_total.begin(), r.rank_total.end());
-      program.push_back({double(r.world_size), MergeValues(std::move(t), opts.merge)});
-    }
-    LogLogFit pf = FitLogLog(program, floor);
-    res.program_slope = pf.b;
-    res.program_slope_ok = pf.ok;
-    res.scaling_used = opts.scaling;
-    if (opts.scaling == ScalingMode::Auto) {
-      res.inference = InferScaling(psg, runs, floor);
-      const ScalingInference &inf = res.inference;
-      res.scaling_used = inf.chosen;
-      if (inf.disagree)
-        res.scaling_reason =
-            "auto chose weak scaling: the computation vertices' median slope is " +
-            SlopeText(inf.median_slope) + " (median over " + std::to_string(inf.vertices) +
-            " computation vertices, each on its busiest rank), but all computation together has "
-            "slope " +
-            SlopeText(inf.total_slope) +
-            ", flat as in weak scaling; pass --scaling strong if the problem size was fixed";
-      else if (inf.ok)
-        res.scaling_reason =
-            std::string("auto chose ") + ToString(inf.chosen) +
-            " scaling: computation time per rank has slope " + SlopeText(inf.median_slope) +
-            " (median over " + std::to_string(inf.vertices) +
-            " computation vertices, each on its busiest rank, weighted by its share at the "
-            "smallest scale; all computation together " +
-            SlopeText(inf.total_slope) + "), nearer to " +
-            (inf.chosen == ScalingMode::Weak ? "weak (0) than strong (-1)"
-                                             : "strong (-1) than weak (0)");
-      else if (inf.vertices > 0)
-        res.scaling_reason =
-            "auto chose weak scaling: only " + SlopeText(inf.small_seconds) +
-            " s of computation at the smallest scale (slope " + SlopeText(inf.median_slope) +
-            "), too little to tell weak from strong; pass --scaling strong if the problem size "
-            "was fixed";
-      else
-        res.scaling_reason = "auto chose weak scaling: no computation time at two scales to "
-                             "tell weak from strong; pass --scaling strong if the problem size "
-                             "was fixed";
-    }
-    res.expected_slope = res.scaling_used == ScalingMode::Strong ? -1 : 0;
-    const double hz_big = big.meta.sampling.hz;
-    double big_total = 0;
-    for (float t : big.rank_total)
-      big_total += t;
-    std::unordered_set<VertexId> candidates;
-    for (const Run &r : runs)
-      for (const VertexSeries &s : r.series)
-        if (s.own_data && !IsStartupOrTeardown(psg, s.vertex))
-          candidates.insert(s.vertex);
-    std::vector<VertexId> ordered(candidates.begin(), candidates.end());
-    std::sort(ordered.begin(), ordered.end());
-    for (VertexId v : ordered) {
-      NonScalableVertex ns;
-      ns.vertex = v;
-      std::vector<std::pair<double, double>> pts;
-      for (const Run &r : runs) {
-        const VertexSeries *s = r.Find(v);
-        // Over the ranks that run it: code only the workers of a
-        // master/worker program run would otherwise "grow" with the share
-        // of ranks that are workers (1 of 2, 7 of 8), and code only rank 0
-        // runs would hide its growth behind 1/p.
-        std::vector<double> t;
-        if (s)
-          for (double x : TimesOverRanks(psg, r, *s))
-            if (x > 0)
-              t.push_back(x);
-        double m = t.empty() ? 0 : MergeValues(std::move(t), opts.merge);
-        ns.merged.push_back({r.world_size, m});
-        pts.push_back({double(r.world_size), m});
-      }
-      LogLogFit f = FitLogLog(pts, floor);
-      if (!f.ok)
-        continue;
-      ns.slope = f.b;
-      ns.intercept = f.a;
-      ns.expected = res.expected_slope;
-      double sum = 0;
-      if (const VertexSeries *s = big.Find(v))
-        for (int i = 0; i < big.nslots(); ++i)
-          sum += ExclusiveTime(psg, *s, i);
-      ns.share = big_total > 0 ? sum / big_total : 0;
-      ns.score = (ns.slope - ns.expected) * ns.share;
-      // Growth beyond the expected scaling, smallest to largest run (the
-      // smallest clamped to the floor, as in the fit). It must exceed the
-      // noise floor, and for sampled computation noise_sigma standard
-      // deviations of the expected sample count: a vertex going from one
-      // sample to three or four has a steep slope that is only noise, and
-      // would be "problematic" wherever a backtracking path crosses it.
-      const double expected_big =
-          std::max(ns.merged[smallest].second, floor) *
-          std::pow(double(big.world_size) / runs[smallest].world_size, ns.expected);
-      const double excess = ns.merged[largest].second - expected_big;
-      double needed = floor;
-      if (hz_big > 0 && psg.vertex(v).kind != VertexKind::Mpi)
-        needed = std::max(needed, opts.noise_sigma * std::sqrt(expected_big * hz_big) / hz_big);
-      if (ns.share >= opts.min_share && ns.slope - ns.expected >= opts.min_slope_excess &&
-          excess >= needed)
-        res.non_scalable.push_back(std::move(ns));
-    }
-    std::stable_sort(
-        res.non_scalable.begin(), res.non_scalable.end(),
-        [](const NonScalableVertex &a, const NonScalableVertex &b) { return a.score > b.score; });
-    if (res.non_scalable.size() > opts.top)
-      res.non_scalable.resize(opts.top);
-    for (const NonScalableVertex &ns : res.non_scalable)
-      non_scalable_set.insert(ns.vertex);
-  }
+  // --- Non-scalable vertices, across runs (non_scalable.cpp).
+  std::unordered_set<VertexId> non_scalable_set =
+      FindNonScalable(psg, runs, smallest, largest, opts, res);
 
   // --- Backtracking on the largest run.
   // A non-scalable vertex is problematic on the ranks where it takes at least
@@ -969,15 +852,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     // kSettled standard deviations a repetition may not find it again;
     // samples grow with run length (or rate), noise with its square root.
     const double hz = big.meta.sampling.hz;
-    if (hz > 0 && psg.vertex(rc.vertex).kind != VertexKind::Mpi) {
-      constexpr double kSettled = 5;
-      rc.evidence_samples = cost * hz;
-      rc.signal_to_noise = rc.evidence_samples / std::sqrt(std::max(1.0, med * hz));
-      rc.thin_data = rc.signal_to_noise < kSettled;
-      if (rc.thin_data)
-        rc.run_longer =
-            std::min(100.0, std::ceil(std::pow(kSettled / std::max(rc.signal_to_noise, 0.5), 2)));
-    }
+    if (hz > 0 && psg.vertex(rc.vertex).kind != VertexKind::Mpi)
+      SetSampleEvidence(rc, cost, med, hz);
     const size_t nc = big.meta.sampling.counters.size();
     if (big.meta.sampling.counters_real && nc && !s->counters.empty() && slot >= 0) {
       for (size_t c = 0; c < nc; ++c) {
@@ -988,9 +864,15 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       }
     }
   }
+  // --- One line's contexts named once, their costs summed (line_causes.cpp).
+  MergeLineContexts(psg, big, res.root_causes);
+
   // Computation that explains waiting comes first; communication that
   // nothing explains after it (on an oversubscribed machine every wait grows
-  // a little, and a found cause is the better answer).
+  // a little, and a found cause is the better answer). Thin evidence is not
+  // ranked down: injected causes of bench-accuracy at 4.3-4.7 standard
+  // deviations would then lose to waits, while noise winners reach 5; one
+  // run's test cannot tell them apart (the series' can: not done yet).
   std::stable_sort(res.root_causes.begin(), res.root_causes.end(),
                    [](const RootCause &a, const RootCause &b) {
                      if (a.communication != b.communication)
@@ -999,6 +881,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
                    });
   if (res.root_causes.size() > opts.top)
     res.root_causes.resize(opts.top);
+  res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   return res;
 }

@@ -86,6 +86,10 @@ struct NonScalableVertex {
   double share = 0;                           // of total time in the largest run
   double score = 0;                           // (slope - expected) * share
   std::vector<std::pair<int, double>> merged; // (ranks, merged seconds) per run
+  // How many calling contexts of one line the figures sum: 1 for a vertex
+  // judged alone; more for a line none of whose contexts is non-scalable
+  // alone, VERTEX being the context that costs the most.
+  size_t contexts = 1;
 };
 
 struct AbnormalVertex {
@@ -133,6 +137,9 @@ struct RootCause {
   // times the rate) a run would make it so.
   double evidence_samples = 0, signal_to_noise = 0, run_longer = 1;
   bool thin_data = false;
+  // Calling contexts of its line summed into this cause (MergeLineContexts):
+  // 1 for a vertex alone; VERTEX is then the context that costs the most.
+  size_t contexts = 1;
   // What the cost is a share of, and what fixing it would give back (largest
   // run). RANK_TIME: the culprit rank's measured time (sampled CPU time plus
   // MPI time; less than wall time when ranks share cores). WALL_TIME: the
@@ -161,8 +168,11 @@ struct DetectResult {
   ScalingInference inference; // filled for --scaling auto
   std::string scaling_reason; // one sentence: which model and why
   std::vector<NonScalableVertex> non_scalable;
-  std::vector<AbnormalVertex> abnormal;     // all runs, largest excess first
-  std::vector<RootCause> root_causes;       // largest cost first
+  std::vector<AbnormalVertex> abnormal; // all runs, largest excess first
+  std::vector<RootCause> root_causes;   // computation, then communication; largest cost first
+  // Set when computation causes were found but none clear of sampling
+  // noise: one sentence saying so and what run length or rate would tell.
+  std::string inconclusive;
   std::vector<std::vector<PathStep>> paths; // every backtracking path
   std::vector<std::string> warnings;
   std::vector<HotSpot> hot_spots; // of the largest run, most operations drawn first

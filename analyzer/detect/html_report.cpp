@@ -360,6 +360,8 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
   out << "<h2>Root causes</h2>\n";
   if (r.root_causes.empty())
     out << "<p>none found</p>\n";
+  if (!r.inconclusive.empty())
+    out << "<p><b>" << HtmlEscape(r.inconclusive) << "</b></p>\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
@@ -470,10 +472,13 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
   size_t k = 0;
   for (const NonScalableVertex &ns : r.non_scalable) {
     out << "<div class=fig><p><b>" << HtmlEscape(Desc(in.psg, ns.vertex)) << "</b> <code>"
-        << HtmlEscape(Where(in.psg, ns.vertex)) << "</code><br>slope " << Fmt("%.2f", ns.slope)
-        << " (expected " << Fmt("%.2f", ns.expected) << "), " << Fmt("%.1f%%", 100 * ns.share)
-        << " of the time, score " << Fmt("%.3f", ns.score) << "</p>" << ScalingPlot(ns, k++)
-        << "</div>\n";
+        << HtmlEscape(Where(in.psg, ns.vertex)) << "</code>"
+        << (ns.contexts > 1
+                ? " (the line, summed over its " + std::to_string(ns.contexts) + " contexts)"
+                : std::string())
+        << "<br>slope " << Fmt("%.2f", ns.slope) << " (expected " << Fmt("%.2f", ns.expected)
+        << "), " << Fmt("%.1f%%", 100 * ns.share) << " of the time, score " << Fmt("%.3f", ns.score)
+        << "</p>" << ScalingPlot(ns, k++) << "</div>\n";
   }
 
   // Per-rank heat table of the top vertices in the largest run. Wide runs are

@@ -158,12 +158,18 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       << RankCount(big.world_size) << ") ==\n";
   if (r.root_causes.empty())
     out << "none found: no vertex is abnormal or grows beyond the expected scaling\n";
+  if (!r.inconclusive.empty())
+    out << Safe(r.inconclusive) << "\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
     out << "\n#" << ++n << "  " << ToString(x.kind) << " at " << Safe(Where(in.psg, rc.vertex))
         << "  (" << Safe(FunctionName(in.psg, rc.vertex)) << ")\n";
-    out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex))) << "\n";
+    out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex)))
+        << (rc.contexts > 1 ? "  (the costliest of the line's " + std::to_string(rc.contexts) +
+                                  " contexts; figures are the line's)"
+                            : std::string())
+        << "\n";
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
     out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
         << " ("
@@ -251,7 +257,9 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     ++seen_labels[Where(in.psg, ns.vertex) + "  " + Describe(in.psg, ns.vertex)];
   for (const NonScalableVertex &ns : r.non_scalable) {
     std::string label = Where(in.psg, ns.vertex) + "  " + Describe(in.psg, ns.vertex);
-    if (seen_labels[label] > 1)
+    if (ns.contexts > 1)
+      label += "  (the line, summed over its " + std::to_string(ns.contexts) + " contexts)";
+    else if (seen_labels[label] > 1)
       label += "  via " + JoinPath(CallSites(in.psg, ns.vertex));
     out << "  " << Safe(label) << "  slope " << Fmt("%.2f", ns.slope) << " (expected "
         << Fmt("%.2f", ns.expected) << "), share " << Fmt("%.1f", 100 * ns.share) << "%, score "
@@ -357,6 +365,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                       {"evidence_samples", rc.evidence_samples},
                       {"signal_to_noise", rc.signal_to_noise},
                       {"thin_data", rc.thin_data},
+                      {"contexts", rc.contexts},
                       {"run_longer", rc.run_longer},
                       {"abnormal", rc.abnormal},
                       {"non_scalable", rc.non_scalable},
@@ -364,6 +373,13 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                       {"path", path}});
   }
   doc["root_causes"] = causes;
+  // found: a cause clear of noise (or communication alone); inconclusive:
+  // computation causes, all too thin to tell from noise; none.
+  doc["verdict"] = r.root_causes.empty()    ? "none"
+                   : r.inconclusive.empty() ? "found"
+                                            : "inconclusive";
+  if (!r.inconclusive.empty())
+    doc["inconclusive"] = r.inconclusive;
   WriteHotSpotsJson(in, doc);
   json ns = json::array();
   for (const NonScalableVertex &n : r.non_scalable) {
@@ -380,6 +396,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                   {"expected_slope", n.expected},
                   {"share", n.share},
                   {"score", n.score},
+                  {"contexts", n.contexts},
                   {"merged", merged}});
   }
   doc["non_scalable"] = ns;

@@ -11,6 +11,8 @@ wrappers:
 and
   macro    macro_calls.c: a macro expanding to MPI_Comm_rank and MPI_Iprobe
            on one line and column; rank 0 polls with it
+  contexts contexts12.c: a loop whose work grows with the rank count, reached
+           from twelve call sites, each context under the share threshold
 
 Stages, one ctest entry each:
   build   the library with `-fPIC -shared`, then the program
@@ -21,7 +23,9 @@ Stages, one ctest entry each:
   detect  the top root cause is the library's ROOT CAUSE line (or is reached
           through the call on it), on the last rank, and no sample or MPI
           call was left unplaced (macro: `scalana show` labels the polling
-          calls at the MACRO line MPI_Iprobe, the operation the wrapper saw)
+          calls at the MACRO line MPI_Iprobe, the operation the wrapper saw;
+          contexts: the ROOT CAUSE line is non-scalable with its contexts
+          summed, and no context of it alone)
 """
 import argparse
 import gzip
@@ -40,6 +44,7 @@ VARIANTS = {
     "dlopen": ("scalana-cc", "solver.c", "libsolver.so", "main_dl.c", "main_dl"),
     "fortran": ("scalana-fc", "solver.f90", "libfsolver.so", "main_f.f90", "main_f"),
     "macro": ("scalana-cc", None, None, "macro_calls.c", "macro_calls"),
+    "contexts": ("scalana-cc", None, None, "contexts12.c", "contexts12"),
 }
 MACRO = re.compile(r"//\s*MACRO")
 SCALES = [2, 4, 8]
@@ -55,7 +60,8 @@ class Case:
         self.scalana = os.path.join(args.bin_dir, "scalana")
         self.mpirun = args.mpirun
         source = os.path.join(self.programs, self.lib_src or self.main_src)
-        self.rc_line = root_cause_line(source) if self.lib else marked_line(source, MACRO)
+        self.rc_line = marked_line(source, MACRO) if self.variant == "macro" else \
+            root_cause_line(source)
 
     def path(self, name):
         return os.path.join(self.work, name)
@@ -86,6 +92,8 @@ def stage_build(c):
 
 
 def stage_psg(c):
+    if c.variant == "contexts":
+        return  # nothing of its own: the PSG is the one e2e checks for every example
     if not c.lib:
         graph = json.loads(run([c.scalana, "psg", "--format", "json", c.path(c.main)]))
         ops = sorted(v["label"] for v in graph["vertices"]
@@ -109,7 +117,7 @@ def stage_psg(c):
 
 def stage_prof(c):
     mpi_environment()
-    for np in (SCALES if c.lib else [2]):
+    for np in ([2] if c.variant == "macro" else SCALES):
         out = c.run_dir(np)
         shutil.rmtree(out, ignore_errors=True)
         run([c.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np), c.scalana, "prof",
@@ -137,7 +145,26 @@ def check_macro_labels(c):
                       f"MPI_Iprobe:\n{text}")
 
 
+def check_line_summed(c):
+    """The line is non-scalable as a whole; none of its contexts is alone."""
+    runs = [c.run_dir(np) for np in SCALES]
+    doc = json.loads(run([c.scalana, "detect", "--format", "json"] + runs))
+    at_line = [n for n in doc.get("non_scalable", [])
+               if os.path.basename(n["file"]) == c.main_src and n["line"] == c.rc_line]
+    log(f"non-scalable at {c.main_src}:{c.rc_line}: "
+        + ", ".join(f"{n.get('contexts', 1)} contexts, share {n['share']:.3f}" for n in at_line))
+    if not [n for n in at_line if n.get("contexts", 1) >= 2]:
+        raise Failure(f"{c.main_src}:{c.rc_line} is not non-scalable with its contexts summed: "
+                      f"{doc.get('non_scalable')}")
+    if [n for n in at_line if n.get("contexts", 1) == 1]:
+        raise Failure("a single context of the line is non-scalable alone: the program no "
+                      "longer tests the sum over contexts")
+
+
 def stage_detect(c):
+    if c.variant == "contexts":
+        check_line_summed(c)
+        return
     if not c.lib:
         check_macro_labels(c)
         return

@@ -971,6 +971,54 @@ TEST(DetectRanking, ThinEvidenceSaysHowMuchLongerToRun) {
   EXPECT_NEAR(relax->signal_to_noise, 20, 1e-6);
 }
 
+TEST(DetectRanking, OneLineInTwoContextsIsOneCauseWithTheirCostsSummed) {
+  // miniFE's and Nekbone's injected loops are reached from two call sites:
+  // rank 7's extra time splits between two contexts of one line, and each
+  // alone scored half of what the line costs.
+  FnBuilder main{"main"}, work{"Work", 90};
+  uint32_t c1 = main.Add(0, VertexKind::Call, 30, "Work");
+  uint32_t c2 = main.Add(0, VertexKind::Call, 31, "Work");
+  uint32_t other = main.Add(0, VertexKind::Loop, 40);
+  uint32_t loop = work.Add(0, VertexKind::Loop, 100);
+  Psg psg = Psg::Build({main.fn, work.fn});
+  ProfileBuilder b(8);
+  b.p.contexts.push_back({main.Id(c1), work.Id(loop)});
+  b.p.contexts.push_back({main.Id(c2), work.Id(loop)});
+  const uint32_t in1 = uint32_t(b.p.contexts.size() - 2), in2 = in1 + 1;
+  for (int r = 0; r < 8; ++r) {
+    double l1 = r == 7 ? 0.6 : 0.3, l2 = r == 7 ? 0.5 : 0.3;
+    b.p.ranks[r].vertices.push_back({in1, uint64_t(l1 * 100), l1, {}});
+    b.p.ranks[r].vertices.push_back({in2, uint64_t(l2 * 100), l2, {}});
+    b.Cpu(r, main.Id(other), r == 3 ? 0.8 : 0.4); // one context, costs 0.4
+  }
+  DetectResult res = Detect(psg, {BuildRun(psg, b.p, "run8")}, DetectOptions{});
+  ASSERT_GE(res.root_causes.size(), 2u);
+  const RootCause &top = res.root_causes[0];
+  EXPECT_EQ(psg.vertex(top.vertex).loc.line, 100u);
+  EXPECT_EQ(top.contexts, 2u);
+  EXPECT_EQ(top.vertex, psg.Resolve({main.Id(c1), work.Id(loop)})); // the costlier context
+  EXPECT_NEAR(top.cost_seconds, 0.3 + 0.2, 1e-6);
+  EXPECT_EQ(top.culprit_rank, 7);
+  int at_line = 0;
+  for (const RootCause &rc : res.root_causes)
+    at_line += psg.vertex(rc.vertex).loc.line == 100;
+  EXPECT_EQ(at_line, 1);
+}
+
+TEST(DetectRanking, OnlyThinEvidenceIsInconclusive) {
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r)
+    b.Cpu(r, h.main.Id(h.relax), r == 5 ? 1.35 : 1.0);
+  DetectResult res = Detect(h.psg, {BuildRun(h.psg, b.p, "run8")}, DetectOptions{});
+  ASSERT_FALSE(res.root_causes.empty());
+  EXPECT_TRUE(res.root_causes[0].thin_data);
+  EXPECT_NE(res.inconclusive.find("inconclusive"), std::string::npos);
+  EXPECT_NE(res.inconclusive.find("35 samples over its median on rank 5"), std::string::npos)
+      << res.inconclusive;
+  EXPECT_NE(res.inconclusive.find("3x longer"), std::string::npos) << res.inconclusive;
+}
+
 TEST(DetectRanking, PmuEvidenceWhenCountersAreReal) {
   HaloProgram h;
   for (bool real : {true, false}) {

@@ -1,0 +1,58 @@
+// The stages of Detect (detect.cpp), each a function over the PPG in a file
+// of its own, and the helpers they share. Internal to analyzer/detect.
+#pragma once
+
+#include "detect/detect.h"
+
+#include <cstdint>
+#include <string>
+#include <unordered_set>
+#include <vector>
+
+namespace scalana {
+namespace detect_internal {
+
+// V's exclusive time on every rank slot of RUN.
+std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexSeries &s);
+// Times below this are noise: opts.min_time, or two samples' worth.
+double NoiseFloor(const Run &run, const DetectOptions &opts);
+// MPI_Init, MPI_Finalize and their SHMEM twins: never non-scalable or abnormal.
+bool IsStartupOrTeardown(const Psg &psg, VertexId v);
+// Key of a (vertex, rank) step; UP tells the two directions of a walk apart.
+uint64_t StepKey(VertexId v, int rank, bool up);
+std::string SlopeText(double x); // "%.2f"
+
+// How many samples a computation cause rests on: its COST in samples against
+// the Poisson noise of its MEDIAN's count (at least one sample). Below
+// kSettledSigma standard deviations a repetition may not find it again;
+// samples grow with run length (or rate), noise with its square root, so
+// RUN_LONGER says how much longer would settle it.
+inline constexpr double kSettledSigma = 5;
+void SetSampleEvidence(RootCause &rc, double cost, double median, double hz);
+
+} // namespace detect_internal
+
+// Abnormal vertices of every run into RES.abnormal (largest excess first);
+// returns the (vertex, rank) keys (StepKey, up false) abnormal in the
+// largest run, RUNS[LARGEST]. abnormal.cpp.
+std::unordered_set<uint64_t> FindAbnormal(const Psg &psg, const std::vector<Run> &runs,
+                                          size_t largest, const DetectOptions &opts,
+                                          DetectResult &res);
+
+// The scaling model (RES.scaling_used, expected_slope, scaling_reason) and
+// the non-scalable vertices across the runs into RES.non_scalable, best
+// first; returns their vertex set. A line reached from several contexts, none
+// of them non-scalable alone, is judged with its contexts summed as well.
+// non_scalable.cpp.
+std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<Run> &runs,
+                                             size_t smallest, size_t largest,
+                                             const DetectOptions &opts, DetectResult &res);
+
+// A computation cause's line reached in several calling contexts (a loop in
+// a routine called from two places) is one cause on its culprit rank: the
+// context that costs the most stands for it; the costs of the causes at the
+// line are summed, and the line costs at least the time of all its contexts
+// over their medians (RootCause::contexts). line_causes.cpp.
+void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+
+} // namespace scalana
