@@ -51,9 +51,8 @@ int CollectObject(struct dl_phdr_info *info, size_t, void *data) {
 
 struct Registry {
   std::mutex mutex;
-  std::vector<ModuleInfo> modules; // slot K+1 of the handler's table
-  std::vector<std::string> real_paths;
-  std::vector<ModuleText> published; // slot K+1 as last published
+  std::vector<ModuleInfo> modules;   // slot K+1 of the handler's table; paths are real paths
+  std::vector<ModuleText> published; // slot K as last published (0: the executable)
   std::set<std::string> without_psg; // files read once and found to have no PSG
 };
 Registry &Modules() {
@@ -75,23 +74,22 @@ bool ReadModule(const std::string &path, ModuleInfo *out) {
   auto elf = ReadElf(path, kPsgSection, &error);
   if (!elf || !elf->has_section)
     return false;
-  char id[24];
-  std::snprintf(id, sizeof id, "0x%016lx",
-                (unsigned long)scalana_fnv1a64(elf->section.data(), elf->section.size()));
   out->path = path;
   out->build_id = elf->build_id;
-  out->psg_id = id;
+  out->psg_id = PsgId(elf->section);
   return true;
 }
 
 // Republishing an unchanged slot would empty it for a moment, and a sample
 // of that module's code taken then would lose its frame.
-void Publish(Registry &r, size_t k, const ModuleText &text) {
-  ModuleText &last = r.published[k];
+void Publish(Registry &r, uint32_t slot, const ModuleText &text) {
+  if (r.published.size() <= slot)
+    r.published.resize(slot + 1);
+  ModuleText &last = r.published[slot];
   if (last.lo == text.lo && last.hi == text.hi && last.base == text.base)
     return;
   last = text;
-  PublishModuleText(uint32_t(k + 1), text);
+  PublishModuleText(slot, text);
 }
 
 } // namespace
@@ -108,7 +106,7 @@ void ScanModules() noexcept {
     for (size_t i = 0; i < objects.size(); ++i) {
       const LoadedObject &o = objects[i];
       if (i == 0) {
-        PublishModuleText(0, o.text); // the executable: always module 0, never moves
+        Publish(r, 0, o.text); // the executable: always module 0, never moves
         continue;
       }
       if (o.path.empty() || !o.text.hi) // the vDSO, or no code
@@ -117,9 +115,9 @@ void ScanModules() noexcept {
       if (r.without_psg.count(path))
         continue;
       size_t k = 0;
-      while (k < r.real_paths.size() && r.real_paths[k] != path)
+      while (k < r.modules.size() && r.modules[k].path != path)
         ++k;
-      if (k == r.real_paths.size()) {
+      if (k == r.modules.size()) {
         ModuleInfo info;
         if (!ReadModule(path, &info)) {
           r.without_psg.insert(path);
@@ -130,20 +128,25 @@ void ScanModules() noexcept {
           continue;
         }
         r.modules.push_back(std::move(info));
-        r.real_paths.push_back(path);
-        r.published.emplace_back();
         present.push_back(false);
       }
       present[k] = true;
-      Publish(r, k, o.text);
+      Publish(r, uint32_t(k + 1), o.text);
     }
     // Unloaded since the last scan: no address of theirs is the program's.
     for (size_t k = 0; k < present.size(); ++k)
       if (!present[k])
-        Publish(r, k, ModuleText{});
+        Publish(r, uint32_t(k + 1), ModuleText{});
   } catch (...) {
     CountError("module_scan");
   }
+}
+
+std::string PsgId(const std::vector<uint8_t> &section) {
+  char id[24];
+  std::snprintf(id, sizeof id, "0x%016llx",
+                (unsigned long long)scalana_fnv1a64(section.data(), section.size()));
+  return id;
 }
 
 std::vector<ModuleInfo> LoadedModules() {

@@ -5,6 +5,8 @@
 
 #include "scalana/profile.h"
 
+#include <cstdint>
+#include <string>
 #include <vector>
 
 namespace scalana::rt {
@@ -18,5 +20,9 @@ void ScanModules() noexcept;
 // The shared objects with a PSG seen so far, in frame order: frames of
 // module K (K >= 1) name element K-1. Unloaded ones are kept.
 std::vector<ModuleInfo> LoadedModules();
+
+// The PSG identity of a `scalana_psg` section's bytes, as meta.psg_id and
+// meta.modules spell it: "0x" and 16 hex digits of FNV-1a 64.
+std::string PsgId(const std::vector<uint8_t> &section);
 
 } // namespace scalana::rt

@@ -9,7 +9,6 @@
 #include "recorder.h"
 #include "runtime.h"
 #include "scalana/elf_section.h"
-#include "scalana/ids.h"
 #include "scalana/psg_format.h"
 
 #include <dirent.h>
@@ -88,12 +87,8 @@ const FixedMeta &Fixed() {
   std::string error;
   if (auto elf = ReadElf(m->binary, kPsgSection, &error)) {
     m->build_id = elf->build_id;
-    if (elf->has_section) {
-      char id[24];
-      std::snprintf(id, sizeof id, "0x%016lx",
-                    (unsigned long)scalana_fnv1a64(elf->section.data(), elf->section.size()));
-      m->psg_id = id;
-    }
+    if (elf->has_section)
+      m->psg_id = PsgId(elf->section);
   } else {
     CountError("read_binary");
   }
