@@ -59,40 +59,50 @@ std::string UnrecordedSummary(const FrameStats &fs) {
 }
 } // namespace
 
-std::vector<std::string> SharedObjectsOf(const std::vector<Profile> &profiles,
-                                         const std::vector<std::string> &labels) {
-  std::vector<std::string> paths;
-  std::map<std::string, std::pair<const ModuleInfo *, size_t>> seen;
+namespace {
+// A shared object with a PSG as the runs recorded it, and the first run
+// that loaded it.
+struct RecordedModule {
+  ModuleInfo info;
+  std::string run;
+};
+
+// The shared objects PROFILES (labelled by LABELS) loaded, each once, in the
+// order first met. Throws Error when two runs loaded different builds of one.
+std::vector<RecordedModule> SharedObjectsOf(const std::vector<Profile> &profiles,
+                                            const std::vector<std::string> &labels) {
+  std::vector<RecordedModule> out;
+  std::map<std::string, size_t> seen;
   for (size_t i = 0; i < profiles.size(); ++i)
     for (const ModuleInfo &mod : profiles[i].meta.modules) {
-      auto [it, fresh] = seen.try_emplace(mod.path, &mod, i);
+      auto [it, fresh] = seen.try_emplace(mod.path, out.size());
       if (fresh) {
-        paths.push_back(mod.path);
+        out.push_back({mod, labels[i]});
         continue;
       }
-      const ModuleInfo &first = *it->second.first;
-      if (first.build_id != mod.build_id || first.psg_id != mod.psg_id)
+      const RecordedModule &first = out[it->second];
+      if (first.info.build_id != mod.build_id || first.info.psg_id != mod.psg_id)
         throw Error(labels[i] + ": shared object " + mod.path + " was build " + mod.build_id +
-                    " (PSG " + mod.psg_id + ") but in " + labels[it->second.second] + " build " +
-                    first.build_id + " (PSG " + first.psg_id +
+                    " (PSG " + mod.psg_id + ") but in " + first.run + " build " +
+                    first.info.build_id + " (PSG " + first.info.psg_id +
                     "): it was rebuilt between the runs. Profile every run with the same build");
     }
-  for (const auto &[path, where] : seen) {
-    const ModuleInfo &mod = *where.first;
-    const std::string &label = labels[where.second];
-    std::string error;
-    auto elf = ReadElf(path, kPsgSection, &error);
-    if (!elf)
-      throw Error(label + ": the run loaded " + path + ", which can no longer be read (" + error +
-                  "); restore it, or profile again");
-    std::string psg_id = elf->has_section ? PsgIdOf(elf->section) : "none";
-    if ((!mod.build_id.empty() && elf->build_id != mod.build_id) || psg_id != mod.psg_id)
-      throw Error(label + ": the run loaded " + path + " with build " + mod.build_id + " and PSG " +
-                  mod.psg_id + ", but the file is now build " + elf->build_id + " with PSG " +
-                  psg_id + ": it was rebuilt since. Profile again");
-  }
-  return paths;
+  return out;
 }
+
+// Each shared object as the PSG read it must be the build the runs loaded.
+void CheckSharedObjects(const std::vector<RecordedModule> &recorded, const Psg &psg) {
+  for (size_t i = 0; i < recorded.size(); ++i) {
+    const ModuleInfo &was = recorded[i].info, &now = psg.library_ids().at(i);
+    if ((!was.build_id.empty() && now.build_id != was.build_id) || now.psg_id != was.psg_id)
+      throw Error(recorded[i].run + ": the run loaded " + was.path + " with build " + was.build_id +
+                  " and PSG " + was.psg_id + ", but the file is now build " + now.build_id +
+                  " with PSG " + now.psg_id +
+                  ": it was rebuilt since. Profile "
+                  "again");
+  }
+}
+} // namespace
 
 LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
                     const ProgressFn &progress) {
@@ -126,7 +136,10 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   auto elf = ReadElf(out.binary, kPsgSection, &elf_error);
   if (!elf)
     throw Error(elf_error);
-  std::vector<std::string> libraries = SharedObjectsOf(profiles, run_dirs);
+  std::vector<RecordedModule> recorded = SharedObjectsOf(profiles, run_dirs);
+  std::vector<std::string> libraries;
+  for (const RecordedModule &m : recorded)
+    libraries.push_back(m.info.path);
   if (progress)
     progress("loading the PSG of " + out.binary +
              (libraries.empty() ? ""
@@ -135,6 +148,7 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   PsgOptions po;
   po.max_loop_depth = opts.max_loop_depth;
   out.psg = Psg::LoadFromObjects(out.binary, libraries, po);
+  CheckSharedObjects(recorded, out.psg);
   for (const std::string &w : out.psg.warnings())
     out.warnings.push_back(out.binary + ": " + w);
   for (size_t i = 0; i < profiles.size(); ++i)

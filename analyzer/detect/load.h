@@ -31,12 +31,6 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
 // Checks that PROFILES (labelled by LABELS) share one PSG id; throws Error
 // naming the runs otherwise. Exposed for tests.
 void CheckSamePsg(const std::vector<Profile> &profiles, const std::vector<std::string> &labels);
-// The shared objects with a PSG that PROFILES (labelled by LABELS) loaded,
-// each once, in the order first met. Throws Error when two runs loaded
-// different builds of one, or when a file is gone or no longer the build
-// the runs loaded.
-std::vector<std::string> SharedObjectsOf(const std::vector<Profile> &profiles,
-                                         const std::vector<std::string> &labels);
 // Checks one profile against the PSG and build id of the binary it is analysed with.
 void CheckProfileMatchesBinary(const Profile &profile, const std::string &label,
                                const std::string &binary, const std::string &binary_build_id,

@@ -442,8 +442,8 @@ Context FrameResolver::ToPsgContext(const Context &frames, const std::string &mp
     // library code that is part of the surrounding computation.
     int32_t v = m.MatchCall(leaf, -1, mpi_op);
     const LocalPsg &fn = m.psg.functions()[size_t(leaf.function)];
-    if (!mpi_op.empty() && (v < 0 || fn.vertices[size_t(v)].kind != VertexKind::Call) &&
-        (v < 0 || fn.vertices[size_t(v)].mpi_op != mpi_op)) {
+    if (!mpi_op.empty() && (v < 0 || (fn.vertices[size_t(v)].kind != VertexKind::Call &&
+                                      fn.vertices[size_t(v)].mpi_op != mpi_op))) {
       // The wrapper saw OP called here, but the line has no such call: the
       // time is communication all the same, on the function's call of OP.
       bool several = false;

@@ -546,6 +546,7 @@ struct Psg::Impl {
   int32_t flang_main = -1;
   std::string psg_id, build_id, binary;
   std::vector<std::string> libraries;
+  std::vector<ModuleInfo> library_ids;
   std::vector<std::string> warnings;
 
   // Static analysis per function.
@@ -1234,6 +1235,7 @@ Psg Psg::LoadFromObjects(const std::string &binary, const std::vector<std::strin
                          const PsgOptions &opts) {
   std::vector<PsgSection> sections;
   std::string exe_build_id, exe_psg_id;
+  std::vector<ModuleInfo> library_ids;
   for (size_t i = 0; i <= libraries.size(); ++i) {
     const std::string &object = i ? libraries[i - 1] : binary;
     std::string err;
@@ -1250,6 +1252,8 @@ Psg Psg::LoadFromObjects(const std::string &binary, const std::vector<std::strin
     if (i == 0) {
       exe_build_id = info->build_id;
       exe_psg_id = PsgIdOf(info->section);
+    } else {
+      library_ids.push_back({object, info->build_id, PsgIdOf(info->section)});
     }
     sections.push_back(PsgSection{object, std::move(info->section)});
   }
@@ -1268,6 +1272,7 @@ Psg Psg::LoadFromObjects(const std::string &binary, const std::vector<std::strin
   p.impl_->build_id = exe_build_id;
   p.impl_->binary = binary;
   p.impl_->libraries = libraries;
+  p.impl_->library_ids = std::move(library_ids);
   p.impl_->warnings = std::move(warnings);
   return p;
 }
@@ -1281,6 +1286,7 @@ const std::vector<VertexId> &Psg::extra_roots() const { return impl_->extra_root
 const std::string &Psg::build_id() const { return impl_->build_id; }
 const std::string &Psg::binary() const { return impl_->binary; }
 const std::vector<std::string> &Psg::libraries() const { return impl_->libraries; }
+const std::vector<ModuleInfo> &Psg::library_ids() const { return impl_->library_ids; }
 const std::vector<std::string> &Psg::warnings() const { return impl_->warnings; }
 const PsgOptions &Psg::options() const { return impl_->opts; }
 
@@ -1628,7 +1634,7 @@ std::string Psg::ToText() const {
           const std::string &outer = v.parent == kNoVertex || m.verts[v.parent].function < 0
                                          ? m.binary
                                          : m.fns[size_t(m.verts[v.parent].function)].object;
-          if (object != outer || (v.parent == kNoVertex && object != m.binary))
+          if (object != outer)
             line += " [" + Basename(object) + "]";
         }
         // Names come from the binary: a control character in one (a newline

@@ -190,6 +190,8 @@ public:
   const std::string &build_id() const;               // GNU build id of the binary, hex ("" if none)
   const std::string &binary() const;                 // as given to LoadFromBinary ("" after Build)
   const std::vector<std::string> &libraries() const; // as given to LoadFromObjects
+  // Their build and PSG ids, as read when loaded (same order).
+  const std::vector<ModuleInfo> &library_ids() const;
   const std::vector<std::string> &warnings() const;
   const PsgOptions &options() const;
   // flang's generated C `main` (index into functions()), which only calls the

@@ -8,7 +8,6 @@
 #include <map>
 #include <stdexcept>
 #include <string>
-#include <tuple>
 #include <vector>
 
 namespace scalana {
@@ -56,9 +55,6 @@ struct SamplingInfo {
 // (linked or loaded with dlopen): frames of module K name modules[K-1].
 struct ModuleInfo {
   std::string path, build_id, psg_id;
-  bool operator<(const ModuleInfo &o) const {
-    return std::tie(path, build_id, psg_id) < std::tie(o.path, o.build_id, o.psg_id);
-  }
   bool operator==(const ModuleInfo &o) const {
     return path == o.path && build_id == o.build_id && psg_id == o.psg_id;
   }
