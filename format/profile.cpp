@@ -98,6 +98,10 @@ json ToJson(const Profile &p) {
       ranks.back()["snapshot"] = true;
     if (r.end_signal)
       ranks.back()["end_signal"] = r.end_signal;
+    if (r.cpu_time > 0)
+      ranks.back()["cpu_time"] = r.cpu_time;
+    if (r.sampling_blocked > 0)
+      ranks.back()["sampling_blocked"] = r.sampling_blocked;
   }
   return {{"format", kFormatName},      {"version", kFormatVersion},
           {"meta", MetaToJson(p.meta)}, {"contexts", std::move(contexts)},
@@ -430,6 +434,10 @@ Profile FromJson(const json &j) {
       d.snapshot = Bool(*v, Member(at, "snapshot"));
     if (const json *v = Opt(r, "end_signal"))
       d.end_signal = int(Int(*v, Member(at, "end_signal"), 0, 255));
+    if (const json *v = Opt(r, "cpu_time"))
+      d.cpu_time = Seconds(*v, Member(at, "cpu_time"));
+    if (const json *v = Opt(r, "sampling_blocked"))
+      d.sampling_blocked = Seconds(*v, Member(at, "sampling_blocked"));
 
     Path vp = Member(at, "vertices");
     const json &vertices = Arr(Req(r, "vertices", at), vp);

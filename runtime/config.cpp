@@ -62,7 +62,7 @@ std::string Describe(const Option &opt) {
   case Type::Choice:
     return opt.accepted;
   case Type::List:
-    return "comma-separated PAPI preset names (PAPI_*), at most 8";
+    return "comma-separated PAPI event names (presets PAPI_*, or native PMU::EVENT), at most 8";
   }
   return "";
 }
@@ -93,10 +93,15 @@ std::string Validate(const Option &opt, const std::string &value) {
     if (items.size() > 8)
       return bad;
     for (const std::string &item : items) {
-      if (item.size() < 6 || item.compare(0, 5, "PAPI_") != 0)
+      // A preset (PAPI_TOT_CYC), or a native event named by its component
+      // (perf::TASK-CLOCK, perf_raw::r00c0): PAPI checks that it exists.
+      bool preset = item.size() >= 6 && item.compare(0, 5, "PAPI_") == 0;
+      bool native = !preset && item.find("::") != std::string::npos && item.front() != ':';
+      if (!preset && !native)
         return bad;
       for (char c : item)
-        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')))
+        if (!(c == '_' || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              (native && ((c >= 'a' && c <= 'z') || c == ':' || c == '-' || c == '.' || c == '='))))
           return bad;
     }
     return "";

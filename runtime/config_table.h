@@ -12,14 +12,17 @@
 #define SCALANA_CONFIG_TABLE(X)                                                                    \
   X(Output, "SCALANA_OUTPUT", "output", "o", String, "", "",                                       \
     "run directory for the profile, created if missing (relative to the current directory)")       \
-  X(Hz, "SCALANA_HZ", "hz", "", Uint, "200", "1..10000",                                           \
-    "samples per second of CPU time, per thread")                                                  \
+  X(Hz, "SCALANA_HZ", "hz", "", Uint, "1000", "1..10000",                                          \
+    "samples per second of CPU time, per thread (the timer source delivers at most one per "       \
+    "kernel tick)")                                                                                \
   X(Counters, "SCALANA_COUNTERS", "counters", "", List,                                            \
     "PAPI_TOT_INS,PAPI_TOT_CYC,PAPI_LST_INS,PAPI_L1_DCM", "",                                      \
-    "comma-separated PAPI presets read at each sample where the machine has them (at most 8)")     \
-  X(Sampler, "SCALANA_SAMPLER", "sampler", "", Choice, "auto", "auto|papi|itimer|off",             \
-    "sample source: auto tries PAPI presets, then PAPI perf::TASK-CLOCK, then a POSIX "            \
-    "CPU-time timer")                                                                              \
+    "comma-separated PAPI events (presets or native) counted per thread and read at each sample "  \
+    "where the machine has them (at most 8)")                                                      \
+  X(Sampler, "SCALANA_SAMPLER", "sampler", "", Choice, "auto", "auto|timer|perf|off|papi|itimer",  \
+    "sample source: timer (a POSIX CPU-time timer per thread, a few us per sample, at most one "   \
+    "per kernel tick), perf (a perf_event task clock per thread, the asked rate, a timer "         \
+    "interrupt per sample); auto is timer; papi and itimer are older names of perf and timer")     \
   X(DepSample, "SCALANA_DEP_SAMPLE", "dep-sample", "", Uint, "100000", "0..4000000000",            \
     "per call context, after this many calls record MPI parameters for 1 in 16 calls, spread "     \
     "evenly (weighted x16); calls and time are always counted; 0 records every call")              \

@@ -156,6 +156,7 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
   struct timespec cpu;
   if (Sampler().hz > 0 && clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &cpu) == 0) {
     double seconds = double(cpu.tv_sec) + 1e-9 * double(cpu.tv_nsec);
+    r.cpu_time = seconds;
     if (seconds > 0.05) {
       char line[160];
       std::snprintf(line, sizeof line, "rank %d: %llu samples over %.2f CPU s (effective %.0f Hz)",
@@ -177,6 +178,7 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
 // Counts kept beside the errors that are facts about the run, not failures.
 bool IsInformational(const std::string &what) {
   return what == "stack_truncated" || what == "samples_in_profiler" ||
+         what == "samples_while_blocked" || what == "perf_fd_budget_timer" ||
          what.rfind("ended_by_", 0) == 0;
 }
 

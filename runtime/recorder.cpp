@@ -1638,10 +1638,14 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     return false;
   // Sample contexts join the MPI contexts in one table.
   std::map<uint32_t, VertexRow> rows;
-  double per_sample = Sampler().seconds_per_sample;
+  std::map<uint32_t, uint64_t> cpu_ns;
+  uint64_t blocked_ns = 0;
   for (ThreadSamples *t = FirstThreadSamples(); t; t = t->next) {
     r.samples += t->samples;
     r.samples_dropped += t->dropped;
+    blocked_ns += BlockedNs(t);
+    if (t->blocked_samples)
+      r.errors["samples_while_blocked"] += t->blocked_samples;
     if (t->truncated)
       r.errors["stack_truncated"] += t->truncated;
     if (t->in_profiler)
@@ -1658,15 +1662,17 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
       VertexRow &row = rows[ctx];
       row.ctx = ctx;
       row.samples += slot.samples;
+      cpu_ns[ctx] += slot.cpu_ns;
       row.counters.resize(size_t(t->counter_count));
       for (int k = 0; k < t->counter_count; ++k)
         row.counters[size_t(k)] += double(slot.counters[k]);
     }
   }
   for (auto &[ctx, row] : rows) {
-    row.cpu_seconds = double(row.samples) * per_sample;
+    row.cpu_seconds = 1e-9 * double(cpu_ns[ctx]);
     r.vertices.push_back(row);
   }
+  r.sampling_blocked = 1e-9 * double(blocked_ns);
   for (const auto &[ctx, m] : mpi)
     r.mpi.push_back(MpiRow{ctx, m.calls, m.seconds, m.bytes, m.op ? m.op : ""});
   for (const auto &[k, d] : deps) {

@@ -5,6 +5,7 @@
 #include "signal_safe/thread_samples.h"
 
 #include <pthread.h>
+#include <signal.h>
 
 #include <atomic>
 #include <cstdint>
@@ -15,17 +16,20 @@
 
 namespace scalana::rt {
 
+// The sources (docs/contexts.md, "Sampling"): a POSIX per-thread CPU-time
+// timer, or a perf_event task-clock event per thread; PAPI, where the
+// machine has counters, only counts, read at each sample.
+enum class SampleSource { None, Timer, Perf };
+
 struct SamplerState {
   std::string source = "none"; // as written to meta.sampling.source
+  SampleSource kind = SampleSource::None;
   double hz = 0;
   std::vector<std::string> counters; // real counters read at each sample
-  std::string note;
-  bool use_papi = false, papi_presets = false;
-  int papi_overflow_event = 0;
-  long long papi_threshold = 0;
   std::vector<int> papi_counter_events;
-  double seconds_per_sample = 0;
-  int signal = 0; // the timer's signal (itimer-prof), 0 otherwise
+  std::string note;
+  bool perf_exclude_kernel = false; // the kernel refused kernel-mode samples
+  int signal = 0;                   // the sampling signal, 0 when none
 };
 
 SamplerState &Sampler();
@@ -35,6 +39,23 @@ extern __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exe
 inline ThreadSamples *CurrentThread() { return tls_samples; }
 // Called on the main thread at load and by the pthread_create trampoline.
 void StartThread(ThreadSamples *t);
+// Per-thread starts of each source and of the counters (sample_sources.cpp);
+// false (with WHY, when given) if it could not start.
+bool StartTimer(ThreadSamples *t, std::string *why);
+bool StartPerf(ThreadSamples *t, std::string *why);
+bool StartCounters(ThreadSamples *t, std::string *why);
+void StopSources(ThreadSamples *t);
+// Descriptors the perf source and the counters may hold in all: a small
+// share of RLIMIT_NOFILE, read again at each thread start.
+int DescriptorBudget();
+
+// ---- the sampling signal kept ours (signal_guard.cpp)
+int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old);
+int RealPthreadSigmask(int how, const sigset_t *set, sigset_t *old);
+// Notes whether thread T starts with the sampling signal blocked.
+void StartThreadMask(ThreadSamples *t);
+// CPU time T had the sampling signal blocked (up to now if it still has).
+uint64_t BlockedNs(const ThreadSamples *t);
 void StopThread(ThreadSamples *t);
 void StopSampling();
 int ThreadCount();

@@ -27,7 +27,6 @@ namespace {
 
 std::atomic<int> g_threads{0};
 std::atomic<bool> g_active{false};
-ThreadSamples *g_main_thread = nullptr; // PAPI_thread_init registers it itself
 // Timed: the writer thread reads the counts while a thread stopped by a
 // fatal signal might hold it.
 std::timed_mutex g_errors_mutex;
@@ -35,94 +34,76 @@ std::map<std::string, uint64_t> *g_errors; // leaked on purpose: used from atexi
 
 unsigned long PapiThreadId() { return static_cast<unsigned long>(pthread_self()); }
 
-bool StartPapi(ThreadSamples *t, std::string *why) {
-  SamplerState &s = Sampler();
-  if (t != g_main_thread)
-    PAPI_register_thread();
-  int es = PAPI_NULL;
-  int rc = PAPI_create_eventset(&es);
-  for (size_t i = 0; rc == PAPI_OK && i < s.papi_counter_events.size(); ++i)
-    rc = PAPI_add_event(es, s.papi_counter_events[i]);
-  if (rc == PAPI_OK)
-    rc = PAPI_add_event(es, s.papi_overflow_event);
-  if (rc == PAPI_OK)
-    rc = PAPI_overflow(es, s.papi_overflow_event, int(s.papi_threshold), 0, PapiOverflowHandler);
-  if (rc == PAPI_OK)
-    rc = PAPI_start(es);
-  if (rc != PAPI_OK) {
-    if (why)
-      *why = PAPI_strerror(rc);
-    if (es != PAPI_NULL) {
-      PAPI_cleanup_eventset(es);
-      PAPI_destroy_eventset(&es);
-    }
-    return false;
-  }
-  t->counter_count = int(s.papi_counter_events.size());
-  t->papi_eventset = es;
-  return true;
-}
-
-bool StartItimer(ThreadSamples *t, std::string *why) {
-  struct sigevent sev;
-  std::memset(&sev, 0, sizeof sev);
-  sev.sigev_notify = SIGEV_THREAD_ID;
-  sev.sigev_signo = Sampler().signal;
-  sev._sigev_un._tid = pid_t(syscall(SYS_gettid));
-  timer_t timer;
-  if (timer_create(CLOCK_THREAD_CPUTIME_ID, &sev, &timer) != 0) {
-    if (why)
-      *why = std::string("timer_create: ") + std::strerror(errno);
-    return false;
-  }
-  long period_ns = long(1e9 / Sampler().hz);
-  struct itimerspec spec;
-  spec.it_interval.tv_sec = period_ns / 1000000000;
-  spec.it_interval.tv_nsec = period_ns % 1000000000;
-  spec.it_value = spec.it_interval;
-  t->posix_timer = timer;
-  if (timer_settime(timer, 0, &spec, nullptr) != 0) {
-    if (why)
-      *why = std::string("timer_settime: ") + std::strerror(errno);
-    timer_delete(timer);
-    t->posix_timer = nullptr;
-    return false;
-  }
-  return true;
-}
-
-// The timer's signal: a real-time signal nobody handles yet, never SIGPROF,
+// The sampling signal: a real-time signal nobody handles yet, never SIGPROF,
 // which programs and libraries use for their own profiling (setitimer
 // ITIMER_PROF): sharing it would steal their ticks and feed them ours. The
-// lowest real-time signals are left to threading and PAPI.
+// lowest real-time signals are left to threading and PAPI. A handler the
+// program installs on it later does not replace ours (signal_guard.cpp).
 int FreeRealTimeSignal() {
   for (int sig = SIGRTMIN + 4; sig < SIGRTMAX; ++sig) {
     struct sigaction old;
-    if (sigaction(sig, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+    if (RealSigaction(sig, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
         old.sa_handler == SIG_DFL)
       return sig;
   }
   return 0;
 }
 
-bool InstallItimerHandler(std::string *why) {
+bool InstallSampleHandler(std::string *why) {
   int sig = FreeRealTimeSignal();
   if (!sig) {
-    *why = "no free real-time signal for the timer";
+    *why = "no free real-time signal for sampling";
     return false;
   }
   struct sigaction sa;
   std::memset(&sa, 0, sizeof sa);
-  sa.sa_sigaction = ItimerSignalHandler;
+  sa.sa_sigaction = SampleSignalHandler;
   // SA_RESTART: the program's blocking syscalls must not see EINTR because of us.
   sa.sa_flags = SA_SIGINFO | SA_RESTART;
   sigemptyset(&sa.sa_mask);
-  if (sigaction(sig, &sa, nullptr) != 0) {
+  if (RealSigaction(sig, &sa, nullptr) != 0) {
     *why = std::string("sigaction: ") + std::strerror(errno);
     return false;
   }
   Sampler().signal = sig;
   return true;
+}
+
+void AddNote(std::string *note, const std::string &what) {
+  *note += (note->empty() ? "" : "; ") + what;
+}
+
+// The counters of SCALANA_COUNTERS the machine has, counted by PAPI (never
+// the sampling source: PAPI's overflow path cost about 50 us per sample
+// here). Missing ones are named in NOTE.
+void ChooseCounters(std::string *note) {
+  SamplerState &s = Sampler();
+  std::vector<std::string> wanted = config::ListValue(config::Id::Counters);
+  if (wanted.empty())
+    return;
+  int rc = PAPI_library_init(PAPI_VER_CURRENT);
+  if (rc != PAPI_VER_CURRENT) {
+    AddNote(note, "no counters: PAPI unavailable (PAPI_library_init: " +
+                      std::string(rc > 0 ? "version mismatch" : PAPI_strerror(rc)) + ")");
+    return;
+  }
+  if ((rc = PAPI_thread_init(PapiThreadId)) != PAPI_OK) {
+    AddNote(note, std::string("no counters: PAPI_thread_init failed: ") + PAPI_strerror(rc));
+    return;
+  }
+  std::string missing;
+  for (const std::string &name : wanted) {
+    int code = 0;
+    if (PAPI_event_name_to_code(const_cast<char *>(name.c_str()), &code) == PAPI_OK &&
+        PAPI_query_event(code) == PAPI_OK && int(s.counters.size()) < kMaxCounters) {
+      s.papi_counter_events.push_back(code);
+      s.counters.push_back(name);
+    } else {
+      missing += (missing.empty() ? "" : ",") + name;
+    }
+  }
+  if (!missing.empty())
+    AddNote(note, "PAPI counters " + missing + " not available (no hardware PMU?)");
 }
 
 // Decides the source on the main thread (T) and starts it there; records
@@ -138,88 +119,46 @@ void ChooseSource(ThreadSamples *t) {
     s.note = "sampling off (SCALANA_SAMPLER=off)";
     return;
   }
-  if (mode == "auto" || mode == "papi") {
-    int rc = PAPI_library_init(PAPI_VER_CURRENT);
-    if (rc != PAPI_VER_CURRENT) {
-      note = "PAPI unavailable (PAPI_library_init: " +
-             std::string(rc > 0 ? "version mismatch" : PAPI_strerror(rc)) + ")";
-    } else if ((rc = PAPI_thread_init(PapiThreadId)) != PAPI_OK) {
-      note = std::string("PAPI_thread_init failed: ") + PAPI_strerror(rc);
-    } else {
-      std::vector<std::string> missing;
-      for (const std::string &name : config::ListValue(config::Id::Counters)) {
-        int code = 0;
-        if (PAPI_event_name_to_code(const_cast<char *>(name.c_str()), &code) == PAPI_OK &&
-            PAPI_query_event(code) == PAPI_OK && int(s.counters.size()) < kMaxCounters) {
-          s.papi_counter_events.push_back(code);
-          s.counters.push_back(name);
-        } else {
-          missing.push_back(name);
-        }
-      }
-      int clock = 0;
-      bool have_task_clock =
-          PAPI_event_name_to_code(const_cast<char *>("perf::TASK-CLOCK"), &clock) == PAPI_OK;
-      if (have_task_clock) {
-        // CPU time in ns: one overflow every 1/hz s of this thread's CPU time.
-        s.papi_overflow_event = clock;
-        s.papi_threshold = (long long)(1e9 / s.hz);
-        s.seconds_per_sample = double(s.papi_threshold) * 1e-9;
-      } else if (std::find(s.counters.begin(), s.counters.end(), "PAPI_TOT_CYC") !=
-                 s.counters.end()) {
-        // No software clock event: overflow on cycles at the nominal clock.
-        const PAPI_hw_info_t *hw = PAPI_get_hardware_info();
-        double hz_cpu = hw && hw->cpu_max_mhz > 0 ? hw->cpu_max_mhz * 1e6 : 2e9;
-        PAPI_event_name_to_code(const_cast<char *>("PAPI_TOT_CYC"), &s.papi_overflow_event);
-        s.papi_threshold = (long long)(hz_cpu / s.hz);
-        s.seconds_per_sample = 1.0 / s.hz;
-      }
-      if (!missing.empty()) {
-        std::string list;
-        for (const auto &m : missing)
-          list += (list.empty() ? "" : ",") + m;
-        note = "PAPI presets " + list + " not available (no hardware PMU?)";
-      }
-      std::string why;
-      if (s.papi_overflow_event != 0) {
-        s.use_papi = true;
-        s.papi_presets = !s.counters.empty();
-        if (StartPapi(t, &why)) {
-          s.source = s.papi_presets ? "papi-presets" : "papi:perf::TASK-CLOCK";
-          if (!s.papi_presets && !note.empty())
-            note += "; sampling perf::TASK-CLOCK";
-          s.note = note;
-          return;
-        }
-        s.use_papi = false;
-        note += std::string(note.empty() ? "" : "; ") + "PAPI overflow failed (" + why + ")";
-      } else {
-        std::string reason;
-        for (int c = 0; c < PAPI_num_components(); ++c) {
-          const PAPI_component_info_t *info = PAPI_get_component_info(c);
-          if (info && std::strcmp(info->name, "perf_event") == 0 && info->disabled)
-            reason = std::string(" (perf_event component disabled: ") + info->disabled_reason + ")";
-        }
-        note +=
-            std::string(note.empty() ? "" : "; ") + "no perf::TASK-CLOCK event in PAPI" + reason;
-      }
-      s.counters.clear();
-      s.papi_counter_events.clear();
-    }
-  }
-  s.source = "itimer-prof";
-  s.seconds_per_sample = 1.0 / s.hz;
+  ChooseCounters(&note);
   std::string why;
-  if (s.hz > 250)
-    note += std::string(note.empty() ? "" : "; ") +
-            "CPU-time timers fire at most at the kernel tick (~250 Hz): samples carry the "
-            "overrun count";
-  if (!InstallItimerHandler(&why) || !StartItimer(t, &why)) {
+  if (!InstallSampleHandler(&why)) {
     s.source = "none";
     s.hz = 0;
-    note += std::string(note.empty() ? "" : "; ") + "no sampling: " + why;
-  } else if (mode != "itimer") {
-    note = (note.empty() ? "" : note + "; ") + "fell back to a POSIX CPU-time timer";
+    s.counters.clear();
+    s.papi_counter_events.clear();
+    AddNote(&note, "no sampling: " + why);
+    s.note = note;
+    return;
+  }
+  // auto: the timer, which costs a signal per sample and no interrupt of
+  // its own (docs/contexts.md); perf when asked, for rates past the tick.
+  bool perf = mode == "perf" || mode == "papi";
+  s.kind = perf ? SampleSource::Perf : SampleSource::Timer;
+  s.source = perf ? "perf-task-clock" : "cpu-timer";
+  if (perf && !StartPerf(t, &why)) {
+    AddNote(&note, "perf unavailable (" + why + "); fell back to a POSIX CPU-time timer");
+    s.kind = SampleSource::Timer;
+    s.source = "cpu-timer";
+  }
+  if (s.kind == SampleSource::Timer) {
+    if (!StartTimer(t, &why)) {
+      s.kind = SampleSource::None;
+      s.source = "none";
+      s.hz = 0;
+      AddNote(&note, "no sampling: " + why);
+    } else if (s.hz > 250) {
+      AddNote(&note, "CPU-time timers fire at most once per kernel tick (often 250 Hz): each "
+                     "sample stands for the CPU time measured since the one before; "
+                     "--sampler perf gives the asked rate, at a higher cost per sample");
+    }
+  } else if (s.perf_exclude_kernel) {
+    AddNote(&note, "perf_event_paranoid allows user-mode samples only: CPU time in the kernel "
+                   "is booked on the next sample");
+  }
+  if (s.kind != SampleSource::None && !s.counters.empty() && !StartCounters(t, &why)) {
+    AddNote(&note, "counters not started (" + why + ")");
+    s.counters.clear();
+    s.papi_counter_events.clear();
   }
   s.note = note;
 }
@@ -235,7 +174,9 @@ void *Trampoline(void *p) {
   ThreadSamples *t = NewThreadSamples();
   tls_samples = t;
   if (t) {
+    t->unwinding = 1; // libunwind's masking here is not the program's
     PrepareUnwinding();
+    t->unwinding = 0;
     g_threads.fetch_add(1);
     StartThread(t);
   } else {
@@ -256,29 +197,25 @@ SamplerState &Sampler() {
 
 void StartThread(ThreadSamples *t) {
   SamplerState &s = Sampler();
-  if (s.source == "none")
+  t->last_cpu_ns = ThreadCpuNs();
+  clockid_t clock;
+  t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
+  if (s.kind == SampleSource::None)
     return;
-  bool ok = s.use_papi ? StartPapi(t, nullptr) : StartItimer(t, nullptr);
-  if (!ok)
+  StartThreadMask(t);
+  std::string why;
+  if (!s.papi_counter_events.empty() && !StartCounters(t, &why))
+    CountError(why == "descriptor budget spent" ? "counters_fd_budget" : "counters_thread_start");
+  if (s.kind == SampleSource::Perf && StartPerf(t, &why))
+    return;
+  if (s.kind == SampleSource::Perf)
+    // Past the descriptor budget (or perf refused): this thread on the timer.
+    CountError(why == "descriptor budget spent" ? "perf_fd_budget_timer" : "perf_thread_timer");
+  if (!StartTimer(t, nullptr))
     CountError("sampler_thread_start");
 }
 
-void StopThread(ThreadSamples *t) {
-  if (t->papi_eventset >= 0) {
-    int es = t->papi_eventset;
-    t->papi_eventset = -1;
-    long long values[kMaxCounters + 1];
-    PAPI_stop(es, values);
-    PAPI_cleanup_eventset(es);
-    PAPI_destroy_eventset(&es);
-    PAPI_unregister_thread();
-  }
-  if (t->posix_timer) {
-    timer_t timer = static_cast<timer_t>(t->posix_timer);
-    t->posix_timer = nullptr;
-    timer_delete(timer);
-  }
-}
+void StopThread(ThreadSamples *t) { StopSources(t); }
 
 void StopSampling() {
   g_sampling_enabled.store(false);
@@ -292,18 +229,23 @@ std::string SignalCheck() {
   std::string note;
   const SamplerState &s = Sampler();
   struct sigaction cur;
-  if (s.signal && sigaction(s.signal, nullptr, &cur) == 0 &&
-      (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != ItimerSignalHandler)) {
-    // Checked at every snapshot: counted once.
+  if (s.signal && RealSigaction(s.signal, nullptr, &cur) == 0 &&
+      (!(cur.sa_flags & SA_SIGINFO) || cur.sa_sigaction != SampleSignalHandler)) {
+    // Only a raw rt_sigaction syscall gets past signal_guard.cpp. Checked at
+    // every snapshot: counted once.
     static std::atomic<bool> counted{false};
     if (!counted.exchange(true))
       CountError("sampling_signal_taken");
     note = "the program replaced the handler of the sampling signal (SIGRTMIN+" +
            std::to_string(s.signal - SIGRTMIN) + "): samples after that were lost";
+  } else if (s.signal && ProgramHandlesSamplingSignal()) {
+    note = "the program handles SIGRTMIN+" + std::to_string(s.signal - SIGRTMIN) +
+           ", the sampling signal, itself: its own signals reach its handler, the "
+           "profiler's do not";
   }
   struct itimerval prof;
   bool handler =
-      sigaction(SIGPROF, nullptr, &cur) == 0 &&
+      RealSigaction(SIGPROF, nullptr, &cur) == 0 &&
       ((cur.sa_flags & SA_SIGINFO) || (cur.sa_handler != SIG_DFL && cur.sa_handler != SIG_IGN));
   bool timer =
       getitimer(ITIMER_PROF, &prof) == 0 && (prof.it_interval.tv_sec || prof.it_interval.tv_usec ||
@@ -376,13 +318,14 @@ void InitSampling() {
   ScanModules();
   PrepareUnwinding();
   g_threads.store(1);
-  g_main_thread = t;
+  t->last_cpu_ns = ThreadCpuNs();
+  clockid_t clock;
+  t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
   ChooseSource(t);
-  g_sampling_enabled.store(Sampler().source != "none");
+  StartThreadMask(t);
+  g_sampling_enabled.store(Sampler().kind != SampleSource::None);
   int rank = config::WorldRankFromEnv();
-  bool fallback = Sampler().source != "papi-presets" && Sampler().source != "papi:perf::TASK-CLOCK";
-  if (rank <= 0 &&
-      (Verbose() || (fallback && Sampler().source != "none") || Sampler().source == "none")) {
+  if (rank <= 0 && (Verbose() || Sampler().kind == SampleSource::None)) {
     std::fprintf(stderr, "scalana: sampling %s at %g Hz%s%s%s\n", Sampler().source.c_str(),
                  Sampler().hz, Sampler().note.empty() ? "" : " (", Sampler().note.c_str(),
                  Sampler().note.empty() ? "" : ")");

@@ -29,7 +29,7 @@ std::unordered_set<uint64_t> FindAbnormal(const Psg &psg, const std::vector<Run>
       // scatters by about sqrt(n): 5 samples against a median of 3 is 1.7x
       // but only noise. Such vertices must also exceed the median by
       // noise_sigma standard deviations. (MPI time is measured, not sampled.)
-      const double hz = run.meta.sampling.hz;
+      const double hz = run.sample_rate;
       const bool sampled = hz > 0 && psg.vertex(s.vertex).kind != VertexKind::Mpi;
       for (int slot = 0; slot < run.nslots(); ++slot) {
         if (t[slot] < floor || !(t[slot] > opts.abnorm_thd * med))

@@ -178,7 +178,7 @@ std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexS
 double NoiseFloor(const Run &run, const DetectOptions &opts) {
   if (opts.min_time >= 0)
     return opts.min_time;
-  return run.meta.sampling.hz > 0 ? 2.0 / run.meta.sampling.hz : 0.01;
+  return run.sample_rate > 0 ? 2.0 / run.sample_rate : 0.01;
 }
 
 // MPI_Init and MPI_Finalize cost what the launcher and the MPI library's
@@ -851,7 +851,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     // the Poisson noise of the median's count (at least one sample). Below
     // kSettled standard deviations a repetition may not find it again;
     // samples grow with run length (or rate), noise with its square root.
-    const double hz = big.meta.sampling.hz;
+    const double hz = big.sample_rate;
     if (hz > 0 && psg.vertex(rc.vertex).kind != VertexKind::Mpi)
       SetSampleEvidence(rc, cost, med, hz);
     const size_t nc = big.meta.sampling.counters.size();

@@ -95,7 +95,7 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
     c.score = big_max > 0 ? std::min(1.0, c.cost_seconds / big_max) : 0;
     if (c.saved_seconds > 0)
       c.saved_seconds = std::min(c.cost_seconds, c.wall_time);
-    if (const double hz = big.meta.sampling.hz; hz > 0)
+    if (const double hz = big.sample_rate; hz > 0)
       SetSampleEvidence(c, c.cost_seconds, c.median_time, hz);
   }
   causes = std::move(kept);

@@ -73,7 +73,7 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
                              "was fixed";
     }
     res.expected_slope = res.scaling_used == ScalingMode::Strong ? -1 : 0;
-    const double hz_big = big.meta.sampling.hz;
+    const double hz_big = big.sample_rate;
     double big_total = 0;
     for (float t : big.rank_total)
       big_total += t;

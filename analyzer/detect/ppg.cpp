@@ -18,6 +18,37 @@ double InclusiveTime(const VertexSeries &s, int slot) { return s.incl.empty() ? 
 
 namespace {
 
+// Ranks whose threads had the sampling signal blocked for a noticeable share
+// of their CPU time: that time has no sample, so no vertex shows it.
+std::string BlockedSamplingWarning(const Profile &profile) {
+  constexpr double kNoticeable = 0.05;
+  int count = 0, worst_rank = -1;
+  double worst = 0, least = 1;
+  for (const RankData &r : profile.ranks) {
+    if (r.cpu_time <= 0)
+      continue;
+    double share = std::min(1.0, r.sampling_blocked / r.cpu_time);
+    if (share < kNoticeable)
+      continue;
+    ++count;
+    least = std::min(least, share);
+    if (share > worst) {
+      worst = share;
+      worst_rank = r.rank;
+    }
+  }
+  if (!count)
+    return "";
+  auto pct = [](double x) { return std::to_string(int(100 * x + 0.5)) + "%"; };
+  std::string what = count == 1
+                         ? "rank " + std::to_string(worst_rank) +
+                               " blocked the sampling signal for " + pct(worst) + " of its CPU time"
+                         : std::to_string(count) + " ranks blocked the sampling signal for " +
+                               pct(least) + "-" + pct(worst) + " of their CPU time (rank " +
+                               std::to_string(worst_rank) + " the most)";
+  return what + ": that time has no samples, so no vertex shows it";
+}
+
 // Preference among several vertices carrying rows for the same message: the
 // call that starts the transfer (Send/Isend/Recv/Irecv) says when the data was
 // ready or the receive was posted; the Wait that completed it says less.
@@ -162,7 +193,8 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
     }
   };
 
-  const double hz = profile.meta.sampling.hz;
+  uint64_t rate_samples = 0;
+  double rate_seconds = 0;
   const size_t ncounters = profile.meta.sampling.counters.size();
   auto slot_for = [&](VertexId v) -> VertexSeries & {
     if (size_t(v) >= run.slot_of_vertex.size())
@@ -183,7 +215,11 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
     const RankData &rd = profile.ranks[rank_index[slot]];
     for (const VertexRow &row : rd.vertices) {
       VertexId v = vertex_of(row.ctx);
-      double secs = hz > 0 ? double(row.samples) / hz : row.cpu_seconds;
+      // Measured CPU time: each sample stands for the time since the one
+      // before, so this holds when fewer samples came than were asked.
+      double secs = row.cpu_seconds;
+      rate_samples += row.samples;
+      rate_seconds += secs;
       if (is_outside(row.ctx)) {
         run.outside_seconds += secs;
         continue;
@@ -231,6 +267,9 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       progress(label + ": loaded " + std::to_string(slot + 1) + "/" + std::to_string(nslots) +
                " ranks");
   }
+
+  run.sample_rate =
+      rate_seconds > 0 ? double(rate_samples) / rate_seconds : profile.meta.sampling.hz;
 
   // 3. Inclusive time: every ancestor of a vertex with data gets a series too.
   size_t own_count = run.series.size();
@@ -343,6 +382,8 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   if (run.unmatched_p2p)
     run.warnings.push_back(label + ": " + std::to_string(run.unmatched_p2p) +
                            " point-to-point rows have no matching row on the peer rank");
+  if (std::string w = BlockedSamplingWarning(profile); !w.empty())
+    run.warnings.push_back(label + ": " + w);
   return run;
 }
 

@@ -34,7 +34,7 @@ struct DepEdge {
 struct VertexSeries {
   VertexId vertex = kNoVertex;
   bool own_data = false;       // has rows of its own (not only an ancestor)
-  std::vector<float> cpu;      // exclusive CPU seconds (samples / rate); empty if none
+  std::vector<float> cpu;      // exclusive CPU seconds (measured); empty if none
   std::vector<float> mpi;      // MPI wall seconds; empty if none
   std::vector<uint32_t> calls; // MPI calls; empty if none
   std::vector<float> incl;     // inclusive time (self + descendants)
@@ -65,6 +65,9 @@ struct Run {
   double outside_seconds = 0;
   uint64_t dep_rows = 0, unmatched_p2p = 0;
   std::vector<std::string> warnings;
+  // Samples per CPU second the run obtained (its rows' samples over their
+  // measured CPU time): what counts of samples follow, whatever was asked.
+  double sample_rate = 0;
 
   int nslots() const { return int(ranks.size()); }
   const VertexSeries *Find(VertexId v) const {

@@ -121,6 +121,25 @@ std::vector<std::string> SourceSnippet(const std::string &file, uint32_t line, i
 // ---------------------------------------------------------------- text
 
 namespace {
+// The source and the rate each run obtained, with why when it fell short of
+// the rate asked (counts follow the rate obtained; times are measured).
+std::string SamplingLine(const std::vector<Run> &runs) {
+  if (runs.empty())
+    return "";
+  const SamplingInfo &s = runs.front().meta.sampling;
+  std::string line = "sampling: " + s.source + ", " + Fmt("%g", s.hz) + " Hz asked; obtained";
+  bool short_of = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    line += (i ? " / " : " ") + Fmt("%.0f", runs[i].sample_rate);
+    short_of = short_of || runs[i].sample_rate < 0.9 * runs[i].meta.sampling.hz;
+  }
+  line += " Hz of CPU time";
+  if (short_of && s.source == "cpu-timer")
+    line += " (CPU-time timers fire at most once per kernel tick; each sample stands for the CPU "
+            "time measured since the one before; --sampler perf gives the asked rate)";
+  return line + "\n";
+}
+
 // "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
 std::string Percent(double part, double whole) {
   return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");
@@ -140,7 +159,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       out << ", wall " << Fmt("%.3f", run.meta.wall_time) << " s";
     out << ", busiest rank measured " << Fmt("%.3f", run.total_time) << " s)";
   }
-  out << "\nmerge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
+  out << "\n" << SamplingLine(in.runs);
+  out << "merge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
     out << " -> " << ToString(r.scaling_used);
   out << " (expected slope " << Fmt("%.2f", r.expected_slope);
@@ -304,7 +324,9 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"wall_time", run.meta.wall_time},
                     {"psg_id", run.meta.psg_id},
                     {"build_id", run.meta.build_id},
+                    {"sampling_source", run.meta.sampling.source},
                     {"sampling_hz", run.meta.sampling.hz},
+                    {"sampling_obtained_hz", run.sample_rate},
                     {"counters_real", run.meta.sampling.counters_real},
                     {"contexts", run.contexts},
                     {"unresolved_contexts", run.unresolved_contexts},

@@ -45,7 +45,7 @@ Values ValuesOf(const Psg &psg, const Run &run, VertexId v) {
     x.inc[i] = InclusiveTime(*s, i);
     x.cpu[i] = s->cpu.empty() ? 0 : s->cpu[i];
     x.mpi[i] = s->mpi.empty() ? 0 : s->mpi[i];
-    x.samples[i] = std::round(x.cpu[i] * run.meta.sampling.hz);
+    x.samples[i] = std::round(x.cpu[i] * run.sample_rate);
   }
   for (const DepEdge &e : s->edges) {
     int slot = run.SlotOf(e.rank);

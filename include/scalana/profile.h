@@ -43,7 +43,9 @@ inline uint64_t WithFrameModule(uint64_t frame, uint32_t module) {
 }
 
 struct SamplingInfo {
-  std::string source = "none"; // papi-presets | papi:perf::TASK-CLOCK | itimer-prof | none
+  // cpu-timer | perf-task-clock | none (older files: papi-presets,
+  // papi:perf::TASK-CLOCK, itimer-prof)
+  std::string source = "none";
   double hz = 0;
   std::string clock = "cpu";
   std::vector<std::string> counters;
@@ -182,6 +184,10 @@ struct RankData {
   int threads = 1;
   double wall_time = 0;
   uint64_t samples = 0, samples_dropped = 0;
+  // CPU seconds of the process measured at the end (0: not recorded), and
+  // of them the time its threads had the sampling signal blocked (docs/
+  // formats.md section 3; both optional in files).
+  double cpu_time = 0, sampling_blocked = 0;
   std::map<std::string, uint64_t> errors;
   std::vector<VertexRow> vertices;
   std::vector<MpiRow> mpi;

@@ -1,22 +1,25 @@
-// The sampling signal handlers. Hazards and why they are safe:
-//  - They may interrupt any code, including malloc, stdio and lock holders in
-//    this very thread: they call only RecordSample (libunwind's local
-//    unwinder and plain stores into the thread's pre-mapped table; see
-//    thread_samples.cpp), timer_getoverrun (a syscall) and PAPI_read (reads
-//    the thread's counters; PAPI's own overflow dispatch runs it in signal
-//    context too).
+// The sampling signal handler. Hazards and why they are safe:
+//  - It may interrupt any code, including malloc, stdio and lock holders in
+//    this very thread: it calls only RecordSample (libunwind's local unwinder
+//    and plain stores into the thread's pre-mapped table; see
+//    thread_samples.cpp), clock_gettime, ioctl (syscalls) and PAPI_read
+//    (reads the thread's counting event set; PAPI's own overflow dispatch
+//    runs it in signal context too).
 //  - errno is saved and restored: the interrupted code may be between a
 //    failing call and its errno check.
 //  - The thread's table is found through initial-exec TLS, which is a plain
 //    %fs-relative load (general-dynamic TLS may call __tls_get_addr, which can
 //    allocate on first use).
+//  - The signal number may also be the program's: a signal that is not one
+//    of our timer's or our perf event's goes to the program's own handler.
 #include "../runtime.h"
 #include "signal_safe_entry.h"
 
 #include <cerrno>
+#include <linux/perf_event.h>
 #include <papi.h>
 #include <signal.h>
-#include <time.h>
+#include <sys/ioctl.h>
 #include <ucontext.h>
 
 namespace scalana::rt {
@@ -36,38 +39,69 @@ uintptr_t InterruptedPc(void *ucontext) {
   return 0;
 #endif
 }
+
+// A signal of ours carries proof of where it came from: our POSIX timer's
+// value, or our perf event's descriptor. kill(), sigqueue() and the
+// program's own timers on the same number carry neither.
+enum class Origin { Ours, Late, Program };
+Origin OriginOf(const ThreadSamples *t, const siginfo_t *si) {
+  if (!si)
+    return Origin::Program;
+  if (si->si_code == SI_TIMER && si->si_value.sival_ptr == SamplingTimerTag())
+    return t ? Origin::Ours : Origin::Late;
+  if (si->si_code == POLL_HUP || si->si_code == POLL_IN) {
+    if (t && t->perf_fd >= 0 && si->si_fd == t->perf_fd)
+      return Origin::Ours;
+    // An event closed while its signal was in flight: the program never
+    // asked for this number unless it handles it, so it cannot be its own,
+    // and its default action would end the process.
+    if (!ProgramHandlesSamplingSignal())
+      return Origin::Late;
+  }
+  return Origin::Program;
+}
+
+const long long *CounterDeltas(ThreadSamples *t) {
+  if (t->counter_count <= 0 || PAPI_read(t->papi_eventset, t->read_buffer) != PAPI_OK)
+    return nullptr;
+  // Deltas in place: read_buffer becomes the delta, last_counters the reading.
+  for (int c = 0; c < t->counter_count; ++c) {
+    long long now = t->read_buffer[c];
+    t->read_buffer[c] = now - t->last_counters[c];
+    t->last_counters[c] = now;
+  }
+  return t->read_buffer;
+}
 } // namespace
 
 __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exec"))) = nullptr;
 
-void ItimerSignalHandler(int, siginfo_t *, void *ucontext) {
+void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
   int saved_errno = errno;
   ThreadSamples *t = tls_samples;
-  if (t && g_sampling_enabled.load(std::memory_order_relaxed)) {
-    // CPU-time timers fire at kernel ticks; overruns say how many periods
-    // elapsed since the last delivery, so CPU time stays right when capped.
-    int overrun = t->posix_timer ? timer_getoverrun(static_cast<timer_t>(t->posix_timer)) : 0;
-    RecordSample(t, InterruptedPc(ucontext), 1 + uint64_t(overrun > 0 ? overrun : 0), nullptr);
+  Origin origin = OriginOf(t, si);
+  if (origin != Origin::Ours) {
+    if (origin == Origin::Program)
+      ForwardToProgram(sig, si, ucontext);
+    errno = saved_errno;
+    return;
   }
-  errno = saved_errno;
-}
-
-void PapiOverflowHandler(int event_set, void *address, long long, void *) {
-  int saved_errno = errno;
-  ThreadSamples *t = tls_samples;
-  if (t && g_sampling_enabled.load(std::memory_order_relaxed)) {
-    const long long *deltas = nullptr;
-    if (t->counter_count > 0 && PAPI_read(event_set, t->read_buffer) == PAPI_OK) {
-      // Deltas in place: read_buffer becomes the delta, last_counters the reading.
-      for (int c = 0; c < t->counter_count; ++c) {
-        long long now = t->read_buffer[c];
-        t->read_buffer[c] = now - t->last_counters[c];
-        t->last_counters[c] = now;
-      }
-      deltas = t->read_buffer;
+  if (g_sampling_enabled.load(std::memory_order_relaxed)) {
+    uint64_t now = ThreadCpuNs();
+    uint64_t spent = now > t->last_cpu_ns ? now - t->last_cpu_ns : 0;
+    t->last_cpu_ns = now;
+    if (t->mask_changing)
+      ++t->blocked_samples; // pending since the program blocked it: see blocked_samples
+    else {
+      t->in_handler = 1;
+      RecordSample(t, InterruptedPc(ucontext), spent, CounterDeltas(t));
+      t->in_handler = 0;
     }
-    RecordSample(t, uintptr_t(address), 1, deltas);
   }
+  // The perf event disables itself at each overflow (PERF_EVENT_IOC_REFRESH
+  // with 1): re-armed here, so the handler's own time is not sampled.
+  if (t->perf_fd >= 0)
+    ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
   errno = saved_errno;
 }
 

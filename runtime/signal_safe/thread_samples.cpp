@@ -7,6 +7,7 @@
 #include <libunwind.h>
 
 #include <sys/mman.h>
+#include <time.h>
 
 namespace scalana::rt {
 
@@ -131,6 +132,7 @@ ThreadSamples *NewThreadSamples() {
     return nullptr;
   auto *t = static_cast<ThreadSamples *>(p);
   t->papi_eventset = -1;
+  t->perf_fd = -1;
   // Lock-free push: threads start concurrently.
   ThreadSamples *head = g_registry.load(std::memory_order_relaxed);
   do {
@@ -145,7 +147,14 @@ ThreadSamples *FirstThreadSamples() { return g_registry.load(std::memory_order_a
 // One writer per table, no atomics: sampling signals are thread-directed and
 // blocked while their own handler runs (no SA_NODEFER), so a handler never
 // interrupts another insert into the same table.
-void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t weight, const long long *counters) {
+uint64_t ThreadCpuNs() {
+  struct timespec ts;
+  if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+    return 0;
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long long *counters) {
   // The handler owns this frame: the context is built here first, so the
   // table never holds a half-written one.
   uint64_t frames[kMaxProgramFrames + 1];
@@ -156,15 +165,15 @@ void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t weight, const long lo
       frames[n++] = t->mpi_frames[i];
   } else if (t->unwinding) {
     // Interrupted the wrapper's own unwind: counted as the profiler's time.
-    t->samples += weight;
-    t->in_profiler += weight;
+    t->samples += 1;
+    t->in_profiler += 1;
     return;
   } else {
     n = CaptureContext(pc, frames);
   }
   if (n && frames[0] == kFramesTruncated)
-    t->truncated += weight;
-  t->samples += weight;
+    t->truncated += 1;
+  t->samples += 1;
   uint64_t h = HashFrames(frames, n);
   for (uint32_t probe = 0; probe < kSampleSlots; ++probe) {
     SampleSlot &s = t->slots[(h + probe) & (kSampleSlots - 1)];
@@ -192,13 +201,14 @@ void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t weight, const long lo
       if (!same)
         continue;
     }
-    s.samples += weight;
+    s.samples += 1;
+    s.cpu_ns += cpu_ns;
     if (counters)
       for (int c = 0; c < t->counter_count; ++c)
         s.counters[c] += uint64_t(counters[c]);
     return;
   }
-  t->dropped += weight; // table or arena full: counted, reported in the profile
+  t->dropped += 1; // table or arena full: counted, reported in the profile
 }
 
 } // namespace scalana::rt

@@ -33,11 +33,26 @@ struct SampleSlot {
   uint64_t hash; // 0: empty
   uint32_t frames_offset, frames_length;
   uint64_t samples;
+  // The thread's CPU time, measured, since its previous sample: a sample
+  // stands for the time since the one before, whatever the rate delivered.
+  uint64_t cpu_ns;
   uint64_t counters[kMaxCounters];
 };
 
 struct ThreadSamples {
   uint64_t samples, dropped, truncated, in_profiler;
+  uint64_t last_cpu_ns; // the thread's CPU clock at its previous sample
+  // Samples that arrived when the program unblocked the sampling signal
+  // (pending since it blocked it) and their CPU time: not attributed, since
+  // the interrupted instruction is where it unblocked, not where time went.
+  uint64_t blocked_samples, blocked_ns;
+  // While the program has the sampling signal blocked on this thread: since
+  // when (thread CPU ns). Written by the mask interposers on this thread.
+  uint64_t blocked_since_ns;
+  volatile int signal_blocked;
+  volatile int mask_changing; // inside the program's sigprocmask/pthread_sigmask
+  volatile int in_handler;    // the sampling handler runs (libunwind masks signals too)
+  int cpu_clock;              // clockid_t of the thread's CPU clock
   uint32_t frames_used;
   int counter_count;
   // Set by the MPI wrappers on this thread: while `unwinding`, libunwind's
@@ -53,8 +68,13 @@ struct ThreadSamples {
   const uint64_t *volatile mpi_frames;
   long long last_counters[kMaxCounters];   // previous reading, for deltas
   long long read_buffer[kMaxCounters + 1]; // PAPI_read target: counters, then the clock
+  // The sources' per-thread state: the counters' PAPI event set (never the
+  // sampling source), the perf source's event, the timer source's timer_t
+  // (-1 / null: none), and the descriptors held against the budget.
   int papi_eventset;
-  void *posix_timer;   // timer_t of the itimer source
+  int perf_fd;
+  int fds_held;
+  void *posix_timer;
   ThreadSamples *next; // registry of all threads, never unlinked
   SampleSlot slots[kSampleSlots];
   uint64_t frames[kFrameArenaWords];
@@ -97,9 +117,13 @@ uint32_t ProgramContext(void *const *raw, int n, int first, bool exact, bool tru
 // allocates); call once per thread before its timer starts.
 void PrepareUnwinding();
 
-// The handler's work: attribute WEIGHT samples (and counter deltas, if any)
-// to the context of the interrupted code at PC. Async-signal-safe.
-void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t weight, const long long *counters);
+// The handler's work: attribute one sample standing for CPU_NS of the
+// thread's CPU time (and counter deltas, if any) to the context of the
+// interrupted code at PC. Async-signal-safe.
+void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long long *counters);
+
+// This thread's CPU clock in ns (a syscall; async-signal-safe).
+uint64_t ThreadCpuNs();
 
 // Set while sampling is on; the handler checks it first so finalize can read
 // the tables without racing new inserts.
