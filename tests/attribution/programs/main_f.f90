@@ -2,7 +2,7 @@
 program main_f
   implicit none
   include 'mpif.h'
-  integer, parameter :: n = 20000
+  integer, parameter :: n = 80000
   double precision :: u(n), residual
   integer :: ierr, i, inject, rank
   character(len=32) :: arg

@@ -13,7 +13,7 @@ typedef double (*solver_relax_fn)(double *u, int n, int steps, int inject);
 
 /* [--inject] [--steps N]: the rank's block of *N values. */
 static inline double *solver_block(int argc, char **argv, int *n, int *steps, int *inject) {
-  *n = 20000, *steps = 400, *inject = 0;
+  *n = 80000, *steps = 400, *inject = 0;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--inject"))
       *inject = 1;
