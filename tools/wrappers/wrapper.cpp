@@ -20,10 +20,14 @@
 // dropped from its output (diagnostics.h), and code the compiler rejects gets
 // a one-line hint about clang/GCC differences. None of that changes the code
 // of what clang or flang accept.
+//
+// What build systems ask an MPI wrapper (--showme..., -show, -compile-info,
+// -link-info) gets the MPI wrapper's answer, naming our compiler (showme.h).
 #include "../self_path.h"
 #include "compat.h"
 #include "diagnostics.h"
 #include "notices.h"
+#include "showme.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -94,31 +98,6 @@ const char *Compiler() {
   return SCALANA_CLANG;
 }
 
-// MPI flags captured at configure time (tools/wrappers/CMakeLists.txt).
-const char *MpiCompileFlags() {
-  switch (kLanguage) {
-  case Language::C:
-    return SCALANA_MPI_C_COMPILE;
-  case Language::Cxx:
-    return SCALANA_MPI_CXX_COMPILE;
-  case Language::Fortran:
-    return SCALANA_MPI_FORTRAN_COMPILE;
-  }
-  return "";
-}
-
-const char *MpiLinkFlags() {
-  switch (kLanguage) {
-  case Language::C:
-    return SCALANA_MPI_C_LINK;
-  case Language::Cxx:
-    return SCALANA_MPI_CXX_LINK;
-  case Language::Fortran:
-    return SCALANA_MPI_FORTRAN_LINK;
-  }
-  return "";
-}
-
 std::vector<std::string> SplitFlags(const char *flags) {
   std::vector<std::string> out;
   std::string cur;
@@ -149,6 +128,16 @@ std::string FindBesideBin(const std::vector<std::string> &relative) {
     if (FileExists(prefix + "/" + rel))
       return prefix + "/" + rel;
   return "";
+}
+
+// Our `mpi` module (flang cannot read gfortran's mpi.mod) and its archive.
+std::string FortranModuleDir() {
+  return FindBesideBin({"include/scalana-fortran", SCALANA_REL_INCLUDEDIR "/scalana-fortran"});
+}
+
+std::string FortranModuleArchive() {
+  return FindBesideBin({"include/scalana-fortran/libscalana_mpi_module.a",
+                        SCALANA_REL_INCLUDEDIR "/scalana-fortran/libscalana_mpi_module.a"});
 }
 
 bool EndsWith(const std::string &s, const char *suffix) {
@@ -243,6 +232,8 @@ void PrintHelp() {
       "  --scalana-launcher as a compiler launcher (CMake's <LANG>_COMPILER_LAUNCHER): drop\n"
       "                     the next argument, the compiler the build system chose\n"
       "  --scalana-show     print the compiler command instead of running it\n"
+      "  --showme[:<what>]  (and -show, -compile-info, -link-info) what the MPI wrapper\n"
+      "                     answers, naming this wrapper's compiler (--showme:help)\n"
       "  --scalana-version  print the wrapper and compiler versions\n"
       "  --scalana-help     this text\n\nenvironment:\n",
       WrapperName(), Compiler(), GccName());
@@ -257,6 +248,28 @@ std::string Quote(const std::string &s) {
   for (char c : s)
     q += c == '\'' ? std::string("'\\''") : std::string(1, c);
   return q + "'";
+}
+
+// --showme and the like: what the MPI wrapper underneath answers, with our
+// compiler and, for Fortran, our `mpi` module (showme.h).
+int AnswerQuestion(const char *argv0, const std::vector<std::string> &args, size_t at) {
+  MpiWrapperFacts facts;
+  facts.name = argv0;
+  facts.compiler = Compiler();
+  facts.compile = SplitFlags(SCALANA_MPI_COMPILE);
+  facts.link = SplitFlags(SCALANA_MPI_LINK);
+  facts.incdirs = SplitFlags(SCALANA_MPI_INCDIRS);
+  facts.libdirs = SplitFlags(SCALANA_MPI_LIBDIRS);
+  facts.libs = SplitFlags(SCALANA_MPI_LIBS);
+  facts.version = SCALANA_MPI_VERSION;
+  if (kLanguage == Language::Fortran) {
+    facts.module_dir = FortranModuleDir();
+    facts.module_archive = FortranModuleArchive();
+  }
+  MpiAnswer answer = AnswerMpiQuestion(facts, args, at);
+  std::fputs(answer.out.c_str(), stdout);
+  std::fputs(answer.err.c_str(), stderr);
+  return answer.status;
 }
 
 // After a failed compile: one line on what clang/flang rejected that GCC takes.
@@ -280,6 +293,8 @@ int Run(int argc, char **argv) {
     PrintHelp();
     return 0;
   }
+  if (int at = FindMpiQuestion(inv.args); at >= 0)
+    return AnswerQuestion(argv[0], inv.args, size_t(at));
   std::vector<std::string> cmd{Compiler()};
   if (inv.version) {
     std::printf("%s %s (ScalAna), driving %s\n", WrapperName(), SCALANA_VERSION, Compiler());
@@ -315,14 +330,13 @@ int Run(int argc, char **argv) {
     if (!inv.user_debug)
       cmd.push_back("-gline-tables-only");
     if (kLanguage == Language::Fortran) {
-      // Our `mpi` module (flang cannot read gfortran's mpi.mod) comes before
-      // the MPI include directories, which hold gfortran's.
-      std::string dir =
-          FindBesideBin({"include/scalana-fortran", SCALANA_REL_INCLUDEDIR "/scalana-fortran"});
+      // Our `mpi` module comes before the MPI include directories, which
+      // hold gfortran's.
+      std::string dir = FortranModuleDir();
       if (!dir.empty())
         cmd.push_back("-I" + dir);
     }
-    for (const std::string &f : SplitFlags(MpiCompileFlags()))
+    for (const std::string &f : SplitFlags(SCALANA_MPI_COMPILE))
       cmd.push_back(f);
     if (!inv.strict && kLanguage == Language::C)
       for (const std::string &f : LegacyCWarnings(inv.args))
@@ -337,13 +351,11 @@ int Run(int argc, char **argv) {
     cmd.push_back(a);
   if (linking) {
     if (kLanguage == Language::Fortran) {
-      std::string lib =
-          FindBesideBin({"include/scalana-fortran/libscalana_mpi_module.a",
-                         SCALANA_REL_INCLUDEDIR "/scalana-fortran/libscalana_mpi_module.a"});
+      std::string lib = FortranModuleArchive();
       if (!lib.empty())
         cmd.push_back(lib);
     }
-    for (const std::string &f : SplitFlags(MpiLinkFlags()))
+    for (const std::string &f : SplitFlags(SCALANA_MPI_LINK))
       cmd.push_back(f);
     cmd.push_back("-Wl,--build-id");
   }
