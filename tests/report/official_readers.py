@@ -391,10 +391,21 @@ def cube_tree(cube):
 
 def check_cube():
     from pycubexr import CubexParser
+    cnode_paths = None  # the callpaths of cnodes in every run
     for run in TRUTH["runs"]:
         path = os.path.join(export, run["name"], "profile.cubex")
         with CubexParser(path) as cube:
             root, children, by_name = cube_tree(cube)
+
+            here = set()
+
+            def paths(name, prefix):
+                cp = f"{prefix}->{name}" if prefix else name
+                here.add(cp)
+                for c in children[name]:
+                    paths(c, cp)
+            paths(root, "")
+            cnode_paths = here if cnode_paths is None else cnode_paths & here
             want = expected(run, root, children)
             if len(cube.all_cnodes()) != len(want):
                 raise Failure(f"{path}: {len(cube.all_cnodes())} cnodes for {len(want)} nodes")
@@ -439,6 +450,22 @@ def check_cube():
                           f"{p.stderr[-2000:]}")
         experiment = read_experiment(saved)
     models = experiment.modelers[0].models
+    # Extra-P joins the region names with "->" and splits them again into its
+    # call tree: that tree is the cnodes' (those of every run; Extra-P merges
+    # the others into their parents).
+    tree = set()
+
+    def walk(node, prefix):
+        for c in node.childs:
+            cp = f"{prefix}->{c.name}" if prefix else c.name
+            if cp in tree:
+                raise Failure(f"extrap --cube: two nodes {cp} in its call tree")
+            tree.add(cp)
+            walk(c, cp)
+    walk(experiment.call_tree, "")
+    if tree != cnode_paths:
+        raise Failure(f"extrap --cube: its call tree differs from the cnodes': "
+                      f"{sorted(tree ^ cnode_paths)}")
     rc = [cp for cp in experiment.callpaths if cp.name.split("->")[-1] == KEY]
     if len(rc) != 1:
         raise Failure(f"extrap --cube: no callpath ending in {KEY}")
