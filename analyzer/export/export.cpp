@@ -121,6 +121,32 @@ std::string ExportNodeName(const Psg &psg, VertexId v) {
   return what + " at " + Base(report_common::FileOf(psg, v)) + ":" + std::to_string(x.loc.line);
 }
 
+std::string ExportName(const Psg &psg, VertexId v) {
+  std::string name = ExportNodeName(psg, v);
+  VertexId parent = psg.vertex(v).parent;
+  if (parent == kNoVertex)
+    return name;
+  const Vertex &x = psg.vertex(v);
+  int k = 1;
+  for (VertexId s : psg.vertex(parent).children) {
+    if (s == v)
+      break;
+    const Vertex &y = psg.vertex(s);
+    // The name holds the kind and, but for functions, the line: compare
+    // those first (a parent may have thousands of children).
+    if (y.kind == x.kind && (x.kind == VertexKind::Function || y.loc.line == x.loc.line))
+      k += ExportNodeName(psg, s) == name;
+  }
+  return k > 1 ? name + "#" + std::to_string(k) : name;
+}
+
+std::string ExtrapName(const Psg &psg, VertexId v) {
+  std::string name = ExportName(psg, v);
+  for (size_t p; (p = name.find("->")) != std::string::npos;)
+    name.replace(p, 2, "-_");
+  return name;
+}
+
 std::vector<VertexId> ExportTree(const Psg &psg, const Run &run) {
   std::vector<VertexId> out;
   if (psg.root() == kNoVertex)
@@ -158,16 +184,10 @@ void WriteExtrapJson(const ExportInput &in, std::ostream &out) {
     ++reps[run.world_size];
   for (const Run &run : in.runs) {
     std::map<VertexId, std::string> path;
-    std::map<std::string, int> used;
     for (VertexId v : ExportTree(in.psg, run)) {
       VertexId parent = in.psg.vertex(v).parent;
-      std::string name = ExportNodeName(in.psg, v);
-      // "->" separates callpath elements in Extra-P.
-      for (size_t p; (p = name.find("->")) != std::string::npos;)
-        name.replace(p, 2, "-_");
+      std::string name = ExtrapName(in.psg, v);
       std::string cp = path.count(parent) ? path[parent] + "->" + name : name;
-      if (int k = used[cp]++) // two vertices of one name under one parent
-        cp += "#" + std::to_string(k + 1);
       path[v] = cp;
       if (!m.count(cp))
         order.push_back(cp);
@@ -211,7 +231,7 @@ void WriteHatchetLiteral(const ExportInput &in, size_t r, std::ostream &out) {
     for (double t : val.inc)
       ranks += t > 0;
     json node = {{"frame",
-                  {{"name", ExportNodeName(in.psg, v)},
+                  {{"name", ExportName(in.psg, v)},
                    {"type", ToString(x.kind)},
                    {"file", report_common::FileOf(in.psg, v)},
                    {"line", x.loc.line}}},
@@ -308,7 +328,7 @@ std::string CubexArchive(const ExportInput &in, size_t r) {
     std::string fn = in.psg.vertex(v).function >= 0 ? in.psg.FunctionOf(v).key : "";
     x << "  <region id=\"" << i << "\" mod=\"" << XmlEscape(report_common::FileOf(in.psg, v))
       << "\" begin=\"" << vx.loc.line << "\" end=\"" << vx.loc.line << "\">\n   <name>"
-      << XmlEscape(ExportNodeName(in.psg, v)) << "</name>\n   <mangled_name>"
+      << XmlEscape(ExtrapName(in.psg, v)) << "</name>\n   <mangled_name>"
       << XmlEscape(vx.kind == VertexKind::Function ? fn : ExportNodeName(in.psg, v))
       << "</mangled_name>\n   <paradigm>" << (vx.kind == VertexKind::Mpi ? "mpi" : "compiler")
       << "</paradigm>\n   <role>"

@@ -22,6 +22,17 @@ struct ExportInput {
 // "MPI_Send at cg.c:34", "loop at cg.c:89", "solve at cg.c:12" (a call).
 std::string ExportNodeName(const Psg &psg, VertexId v);
 
+// The vertex's name in a tree: ExportNodeName, "#K" added for the K-th (K >
+// 1) of its parent's children of that name (two calls of one line). From the
+// PSG, not a run: a vertex has one name in every run, which Extra-P, Hatchet
+// and Thicket need to match nodes across runs.
+std::string ExportName(const Psg &psg, VertexId v);
+
+// ExportName with "->" written "-_" ("Grid::operator-_()"): one element of an
+// Extra-P callpath, which "->" separates (the JSON's callpaths and the cube
+// region names, which Extra-P's cube reader joins with "->").
+std::string ExtrapName(const Psg &psg, VertexId v);
+
 // The vertices of RUN's call tree: those with data, from the root, parents
 // before children (pre-order, children in execution order).
 std::vector<VertexId> ExportTree(const Psg &psg, const Run &run);

@@ -7,8 +7,10 @@
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <map>
+#include <set>
 #include <sstream>
 
 namespace scalana {
@@ -219,6 +221,131 @@ TEST(Export, CubexDenseValuesPerRank) {
     std::memcpy(&v, data.data() + 10 + 8 * (1 * 4 + r), 8); // cnode 1, location r
     EXPECT_NEAR(v, Tiny::LoopTime(4, r), 1e-6) << "rank " << r;
   }
+}
+
+// --- Names the readers take apart: main { MPI_Send(20), MPI_Send(20),
+// call Grid::operator->(30) }. Two siblings of one name, and a name holding
+// Extra-P's callpath separator "->".
+struct Siblings {
+  LocalPsg fn, op;
+  Psg psg;
+  Siblings() {
+    op.key = "_ZN4GridptEv";
+    op.name = "Grid::operator->()";
+    op.linkage = "external";
+    op.loc = {"grid.h", 5, 9, 0};
+    op.vertices.resize(2); // Grid::operator->() { loop(7) }
+    op.vertices[0].kind = VertexKind::Function;
+    op.vertices[0].loc = op.loc;
+    op.vertices[0].children = {1};
+    op.vertices[1].local = 1;
+    op.vertices[1].kind = VertexKind::Loop;
+    op.vertices[1].parent = 0;
+    op.vertices[1].loc = {"grid.h", 7, 7, 0};
+    op.vertices[1].loop_depth = 1;
+    fn.key = fn.name = "main";
+    fn.linkage = "external";
+    fn.loc = {"app.c", 1, 100, 0};
+    auto add = [&](VertexKind k, uint32_t line) {
+      LocalVertex v;
+      v.local = uint32_t(fn.vertices.size());
+      v.kind = k;
+      v.parent = k == VertexKind::Function ? -1 : 0;
+      v.loc = {"app.c", line, line, 0};
+      if (k == VertexKind::Mpi)
+        v.mpi_op = "MPI_Send", v.mpi_class = MpiClass::P2PBlocking;
+      if (k == VertexKind::Call)
+        v.callee = "_ZN4GridptEv"; // Grid::operator->()
+      fn.vertices.push_back(v);
+      if (v.parent >= 0)
+        fn.vertices[0].children.push_back(v.local);
+    };
+    add(VertexKind::Function, 1);
+    add(VertexKind::Mpi, 20);
+    add(VertexKind::Mpi, 20);
+    add(VertexKind::Call, 30);
+    psg = Psg::Build({fn, op});
+  }
+  uint64_t Id(uint32_t local) const {
+    return scalana_vertex_id(scalana_function_hash(fn.key.data(), fn.key.size()), local);
+  }
+  // FIRST: whether the first MPI_Send ran (the second and the call always do).
+  Run MakeRun(int world, bool first) {
+    Profile p;
+    p.meta.world_size = world;
+    p.meta.psg_id = "0xabc";
+    p.meta.sampling.hz = 100;
+    p.comms.push_back({});
+    p.contexts = {{Id(1)}, {Id(2)}, {Id(3)}};
+    for (int r = 0; r < world; ++r) {
+      p.comms[0].push_back(r);
+      RankData rd;
+      rd.rank = r;
+      if (first)
+        rd.mpi.push_back({0, 1, 0.25, 8});
+      rd.mpi.push_back({1, 1, 0.5 * world, 8});
+      VertexRow row;
+      row.ctx = 2;
+      row.cpu_seconds = 0.125;
+      row.samples = 12;
+      rd.vertices.push_back(row);
+      p.ranks.push_back(rd);
+    }
+    return BuildRun(psg, p, "np" + std::to_string(world));
+  }
+};
+
+TEST(Export, SiblingsOfOneNameKeepTheirNameInEveryRun) {
+  Siblings t;
+  // At 2 ranks only the second MPI_Send ran: it must not take the first's name.
+  std::vector<scalana::Run> runs{t.MakeRun(2, false), t.MakeRun(4, true)};
+  ExportInput in{t.psg, runs, "app"};
+  std::ostringstream s;
+  WriteExtrapJson(in, s);
+  auto m = nlohmann::json::parse(s.str())["measurements"];
+  ASSERT_TRUE(m.contains("main->MPI_Send at app.c:20#2")) << m.dump();
+  auto &second = m["main->MPI_Send at app.c:20#2"]["time"];
+  EXPECT_NEAR(second[0]["values"][0].get<double>(), 1.0, 1e-6) << "p=2: the second call's time";
+  EXPECT_NEAR(second[1]["values"][0].get<double>(), 2.0, 1e-6);
+  auto &first = m["main->MPI_Send at app.c:20"]["time"];
+  EXPECT_EQ(first[0]["values"][0].get<double>(), 0.0) << "p=2: the first call did not run";
+  EXPECT_NEAR(first[1]["values"][0].get<double>(), 0.25, 1e-6);
+  // "->" only between the elements of a callpath.
+  for (auto &[cp, metrics] : m.items())
+    if (cp != "main")
+      EXPECT_EQ(cp.find("->", 6), std::string::npos) << cp;
+  EXPECT_TRUE(m.contains("main->Grid::operator-_() at app.c:30")) << m.dump();
+  std::ostringstream h;
+  WriteHatchetLiteral(in, 1, h);
+  auto tree = nlohmann::json::parse(h.str());
+  std::set<std::string> names;
+  for (auto &c : tree[0]["children"])
+    EXPECT_TRUE(names.insert(c["frame"]["name"].get<std::string>()).second)
+        << "two siblings named " << c["frame"]["name"] << ": Hatchet and Thicket match "
+        << "nodes by frame";
+  EXPECT_TRUE(names.count("MPI_Send at app.c:20#2")) << tree.dump();
+  EXPECT_TRUE(names.count("Grid::operator->() at app.c:30")) << tree.dump();
+}
+
+TEST(Export, CubeRegionNamesAreExtrapCallpathElements) {
+  Siblings t;
+  std::vector<scalana::Run> runs{t.MakeRun(4, true)};
+  ExportInput in{t.psg, runs, "app"};
+  std::string anchor = Untar(CubexArchive(in, 0))["anchor.xml"];
+  // Extra-P's cube reader joins region names with "->" into callpaths:
+  // each name must be one element, and siblings distinct.
+  std::vector<std::string> names;
+  for (size_t at = 0; (at = anchor.find("<name>", at)) != std::string::npos; at += 6)
+    names.push_back(anchor.substr(at + 6, anchor.find("</name>", at) - at - 6));
+  for (const std::string &n : names)
+    EXPECT_EQ(n.find("-&gt;"), std::string::npos) << anchor;
+  EXPECT_NE(std::find(names.begin(), names.end(), "MPI_Send at app.c:20"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "MPI_Send at app.c:20#2"), names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "Grid::operator-_() at app.c:30"),
+            names.end());
+  // The mangled name keeps the vertex's own name.
+  EXPECT_NE(anchor.find("<mangled_name>Grid::operator-&gt;() at app.c:30</mangled_name>"),
+            std::string::npos);
 }
 
 TEST(Export, UnwritableOutputIsAClearError) {

@@ -7,9 +7,11 @@ loop, the ROOT CAUSE line, grows with the rank count).
                  cube | ppg-dot: structure, and the values against the
                  profiles themselves (per-rank CPU seconds of the root-cause
                  loop, as `scalana show --format json` prints the rows)
-  official FORMAT   the same through the official readers (extrap,
-                 llnl-hatchet, pycubexr) in a venv under the build tree;
-                 exits 77 (skipped) when they cannot be installed
+  official FORMAT   the same through the official readers (Extra-P, Hatchet,
+                 Thicket, pycubexr; FORMAT thicket reads the hatchet export as
+                 one ensemble) in the venv the set-up installed from
+                 tests/requirements.txt (--venv): every value they read equals
+                 the profiles'; fails when the venv is missing
 """
 import argparse
 import gzip
@@ -25,7 +27,6 @@ import xml.etree.ElementTree as ET
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
 import e2e  # noqa: E402
 
-SKIP = 77
 Failure = e2e.Failure
 
 
@@ -230,22 +231,88 @@ def check_dot(runs, path):
     print(f"export: dot: {nodes} nodes accepted by dot")
 
 
-def official(fmt, runs, out, venv):
+def node_name(resolved):
+    """The export's name of the vertex a context resolves to (docs/report.md:
+    the function's name, else NAME at FILE:LINE), its type and line; None for
+    a context outside the program or not resolved."""
+    if not resolved or not resolved.get("kind"):
+        return None
+    kind = resolved["kind"]
+    path, _, line = resolved.get("location", "").rpartition(":")
+    if kind == "function":
+        return resolved["function"], kind, int(line) if line.isdigit() else 0
+    what = resolved["label"] if kind in ("mpi", "call") else kind
+    return f"{what} at {os.path.basename(path)}:{line}", kind, int(line)
+
+
+def profile_truth(runs):
+    """What every export must hold, from the profiles alone: per run (named
+    as the per-run exports are) and per vertex with data, per-rank CPU
+    seconds (samples / Hz), MPI wall seconds, seconds blocked on other ranks
+    and counters, summed over the contexts that resolve to the vertex."""
+    truth = {"source": runs.source, "rc_line": runs.rc_line, "runs": []}
+    reps = {}
+    for np_, path in zip(runs.scales, runs.paths):
+        doc = json.loads(run([os.path.join(ARGS.bin_dir, "scalana"), "show", "--format", "json",
+                              path]))
+        reps[np_] = reps.get(np_, 0) + 1
+        sampling = doc["meta"]["sampling"]
+        hz, counters = sampling.get("hz", 0), sampling.get("counters", [])
+        ranks = sorted(r["rank"] for r in doc["ranks"])
+        n = len(ranks)
+        names = [node_name(r) for r in doc["resolved"]]
+        nodes = {}
+
+        def node(ctx):
+            if ctx >= len(names) or names[ctx] is None:
+                return None
+            name, kind, line = names[ctx]
+            if name not in nodes:
+                nodes[name] = {"type": kind, "line": line, "cpu": [0.0] * n, "mpi": [0.0] * n,
+                               "wait": [0.0] * n, "counters": {c: [0.0] * n for c in counters}}
+            elif (nodes[name]["type"], nodes[name]["line"]) != (kind, line):
+                raise Failure(f"{path}: two vertices named {name}")
+            return nodes[name]
+        for r in doc["ranks"]:
+            slot = ranks.index(r["rank"])
+            for ctx, samples, cpu, ctrs in r["vertices"]:
+                if (x := node(ctx)) is not None:
+                    x["cpu"][slot] += samples / hz if hz > 0 else cpu
+                    for c, v in zip(counters, ctrs):
+                        x["counters"][c][slot] += v
+            for row in r["mpi"]:
+                if (x := node(row[0])) is not None:
+                    x["mpi"][slot] += row[2]
+            for row in r["deps"]:
+                if (x := node(row[0])) is not None:
+                    x["wait"][slot] += row[7]
+        truth["runs"].append({"name": f"scalana.p{np_}.r{reps[np_]}", "scale": np_,
+                              "ranks": ranks, "hz": hz, "counters": counters, "nodes": nodes})
+    return truth
+
+
+def venv_python(venv, requirements):
     py = os.path.join(venv, "bin", "python")
-    pkg = {"extrap": "extrap", "hatchet": "llnl-hatchet", "cube": "pycubexr"}[fmt]
     if not os.path.exists(py):
-        p = subprocess.run([sys.executable, "-m", "venv", venv], capture_output=True, text=True)
-        if p.returncode != 0:
-            print(f"export: SKIP: cannot create a venv: {p.stderr.strip()[-300:]}")
-            return SKIP
-    p = subprocess.run([py, "-m", "pip", "install", "-q", "--disable-pip-version-check",
-                        "--timeout", "20", "--retries", "0", pkg],
-                       capture_output=True, text=True, timeout=600)
-    if p.returncode != 0:
-        print(f"export: SKIP: pip cannot install {pkg}: {p.stderr.strip()[-300:]}")
-        return SKIP
+        raise Failure(f"{venv}: no venv with the official readers here; run the set-up, "
+                      f"scripts/bootstrap.sh test (it installs {requirements} into BUILD/venv),"
+                      f" or configure with -DSCALANA_OFFICIAL_READERS=OFF to leave these tests "
+                      f"out")
+    return py
+
+
+def official(fmt, runs, out, venv, requirements):
+    """FMT's official reader (official_readers.py) in VENV, which the set-up
+    made; a missing venv fails: the tests never install anything."""
+    py = venv_python(venv, requirements)
+    truth = os.path.join(os.path.dirname(out.rstrip("/")), f"truth.{fmt}.json")
+    with open(truth, "w") as f:
+        json.dump(profile_truth(runs), f, indent=1)
     script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "official_readers.py")
-    run([py, script, fmt, out, runs.source, str(runs.rc_line)] + [str(s) for s in runs.scales])
+    env = dict(os.environ, MPLBACKEND="Agg", PYTHONDONTWRITEBYTECODE="1",
+               MPLCONFIGDIR=os.path.join(os.path.dirname(out.rstrip("/")), "mplconfig"))
+    out_text = run([py, script, fmt, out, truth, requirements], env=env)
+    print(out_text, end="")
     return 0
 
 
@@ -254,19 +321,31 @@ def main():
     p = argparse.ArgumentParser(description=__doc__,
                                 formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("mode", choices=["check", "official"])
-    p.add_argument("format", choices=["extrap", "hatchet", "cube", "ppg-dot"])
+    p.add_argument("format", choices=["extrap", "hatchet", "thicket", "cube", "ppg-dot"])
     p.add_argument("--bin-dir", required=True)
     p.add_argument("--runs", required=True, help="the hostile stage's work directory")
     p.add_argument("--out", required=True, help="where exports go")
-    p.add_argument("--venv", help="venv for the official readers")
+    p.add_argument("--venv", help="venv of the official readers (official mode)")
+    p.add_argument("--requirements", help="the pins that venv must hold (official mode)")
     ARGS = p.parse_args()
     try:
         runs = Runs(ARGS.runs)
-        os.makedirs(ARGS.out, exist_ok=True)
-        name = {"extrap": "extrap.json", "ppg-dot": "ppg.dot"}.get(ARGS.format, ARGS.format)
-        out = runs.export(ARGS.bin_dir, ARGS.format, os.path.join(ARGS.out, name))
+        if ARGS.format == "thicket" and ARGS.mode != "official":
+            raise Failure("thicket: official mode only (our reader of it is check hatchet)")
+        if ARGS.mode == "official" and (ARGS.format == "ppg-dot" or not ARGS.venv
+                                        or not ARGS.requirements):
+            raise Failure("official: extrap, hatchet, thicket or cube, with --venv and "
+                          "--requirements")
         if ARGS.mode == "official":
-            return official(ARGS.format, runs, out, ARGS.venv)
+            venv_python(ARGS.venv, ARGS.requirements)  # before anything else: say what is missing
+        # Each mode and format writes a directory of its own: tests run in parallel.
+        out_dir = os.path.join(ARGS.out, f"{ARGS.mode}-{ARGS.format}")
+        os.makedirs(out_dir, exist_ok=True)
+        fmt = "hatchet" if ARGS.format == "thicket" else ARGS.format
+        name = {"extrap": "extrap.json", "ppg-dot": "ppg.dot"}.get(fmt, fmt)
+        out = runs.export(ARGS.bin_dir, fmt, os.path.join(out_dir, name))
+        if ARGS.mode == "official":
+            return official(ARGS.format, runs, out, ARGS.venv, ARGS.requirements)
         if ARGS.format == "extrap":
             check_extrap(runs, out)
         elif ARGS.format == "hatchet":
