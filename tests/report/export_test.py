@@ -248,7 +248,7 @@ def node_name(resolved):
 def profile_truth(runs):
     """What every export must hold, from the profiles alone: per run (named
     as the per-run exports are) and per vertex with data, per-rank CPU
-    seconds (samples / Hz), MPI wall seconds, seconds blocked on other ranks
+    seconds (measured), MPI wall seconds, seconds blocked on other ranks
     and counters, summed over the contexts that resolve to the vertex."""
     truth = {"source": runs.source, "rc_line": runs.rc_line, "runs": []}
     reps = {}
@@ -257,7 +257,12 @@ def profile_truth(runs):
                               path]))
         reps[np_] = reps.get(np_, 0) + 1
         sampling = doc["meta"]["sampling"]
-        hz, counters = sampling.get("hz", 0), sampling.get("counters", [])
+        # The rate the run obtained (the analyzer's Run::sample_rate): its
+        # rows' samples over their measured CPU seconds, every row.
+        rows = [row for r in doc["ranks"] for row in r["vertices"]]
+        seconds = sum(row[2] for row in rows)
+        hz = sum(row[1] for row in rows) / seconds if seconds > 0 else sampling.get("hz", 0)
+        counters = sampling.get("counters", [])
         ranks = sorted(r["rank"] for r in doc["ranks"])
         n = len(ranks)
         names = [node_name(r) for r in doc["resolved"]]
@@ -277,7 +282,7 @@ def profile_truth(runs):
             slot = ranks.index(r["rank"])
             for ctx, samples, cpu, ctrs in r["vertices"]:
                 if (x := node(ctx)) is not None:
-                    x["cpu"][slot] += samples / hz if hz > 0 else cpu
+                    x["cpu"][slot] += cpu
                     for c, v in zip(counters, ctrs):
                         x["counters"][c][slot] += v
             for row in r["mpi"]:
