@@ -33,6 +33,7 @@ import gzip
 import json
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -94,6 +95,10 @@ PROGRAMS = [
     Program("cg_reduce", "cg_reduce.c", "C", "CG, 4 Allreduce + Sendrecv per iteration",
             "last rank: extra loop"),
 ]
+
+
+# Programs whose injection --share sizes (programs/common.h, SharedExtra).
+SHARE_PROGRAMS = ("halo1d", "pipeline", "tags", "cg_reduce")
 
 
 class BenchError(Exception):
@@ -177,9 +182,14 @@ def profile(args, exe, np, out, inject):
     cmd = [args.mpirun, "--oversubscribe"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    cmd += ["-np", str(np), os.path.join(args.bin, "scalana"), "prof", "-o", out, "--", exe]
+    cmd += ["-np", str(np), os.path.join(args.bin, "scalana"), "prof", "-o", out]
+    cmd += shlex.split(args.prof_args) + ["--", exe]
     if inject:
         cmd.append("--inject")
+        if args.share:
+            cmd += ["--share", str(args.share)]
+    if args.scale != 1:
+        cmd += ["--scale", str(args.scale)]
     t0 = time.monotonic()
     try:
         p = subprocess.run(cmd, capture_output=True, text=True, env=run_env(tmp),
@@ -391,6 +401,14 @@ def main():
     parser.add_argument("--scaling", default="auto", choices=["auto", "weak", "strong"],
                         help="passed to scalana detect")
     parser.add_argument("--keep", action="store_true", help="keep the run directories")
+    parser.add_argument("--share", type=int,
+                        help="size every injection to PCT %% of the culprit's regular work "
+                        "(only the programs of SHARE_PROGRAMS take it; the others are left out)")
+    parser.add_argument("--scale", type=float, default=1.0,
+                        help="multiply each C program's main-loop trip count (with --share; "
+                        "the default work is about 0.2 s of CPU per rank)")
+    parser.add_argument("--prof-args", default="",
+                        help="options for `scalana prof`, e.g. '--sampler perf --hz 1000'")
     parser.add_argument("--mpirun", default="mpirun")
     parser.add_argument("--timeout", type=int, default=600, help="seconds per launch")
     args = parser.parse_args()
@@ -405,6 +423,14 @@ def main():
         if unknown:
             parser.error("unknown programs: %s" % ", ".join(unknown))
         programs = [p for p in PROGRAMS if p.name in wanted]
+    if args.share:
+        if args.share < 1:
+            parser.error("--share takes a percentage of at least 1")
+        programs = [p for p in programs if p.name in SHARE_PROGRAMS]
+        if not programs:
+            parser.error("--share: none of the programs takes it (%s do)" % ", ".join(SHARE_PROGRAMS))
+    if args.scale != 1 and any(p.lang == "Fortran" for p in programs):
+        parser.error("--scale: the Fortran programs do not take it; name C/C++ ones (--programs)")
     tools = ["scalana", "scalana-prof", "scalana-detect"] + sorted(
         {LANGS[p.lang][0] for p in programs})
     for attempt in range(4):

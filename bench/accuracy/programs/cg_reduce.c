@@ -66,7 +66,7 @@ int main(int argc, char **argv) {
   for (int i = 1; i <= kN; ++i)
     r[i] = 1.0 + 0.01 * ((i + my_rank) % 9); /* b, with x0 = 0 */
   /* About two thirds of the regular work. */
-  long extra = (opt.inject && my_rank == culprit) ? 100L * kN : 0;
+  long extra = (opt.inject && my_rank == culprit) ? SharedExtra(&opt, 100L * kN, 62) : 0;
   double bound = 0.0, t_work = 0.0, t_extra = 0.0;
 
   double t0 = CpuSeconds();

@@ -1,7 +1,7 @@
 /* Shared by the C and C++ programs of the accuracy benchmark: the command
  * line every program takes and the one summary line it prints from rank 0.
  *
- *   PROGRAM [--inject|-i] [--iters N] [--culprit R]
+ *   PROGRAM [--inject|-i] [--iters N] [--scale F] [--culprit R] [--share PCT]
  *
  * The summary line lets the benchmark (and a reader) check the injected
  * effect without ScalAna: the CPU time of the regular work and of the injected
@@ -19,6 +19,7 @@ typedef struct {
   int inject;   /* plant the root cause marked ROOT CAUSE in the source */
   long iters;   /* main-loop trip count; the work per rank does not depend on the rank count */
   long culprit; /* the rank made late; -1: the program's own choice */
+  long share;   /* the injection's size in % of the culprit's regular work; 0: the program's own */
 } Options;
 
 /* Thread CPU time, not wall time: ranks share cores here, and only CPU time
@@ -39,7 +40,7 @@ static inline long ParseCount(const char *text) {
 }
 
 static inline Options ParseOptions(int argc, char **argv, const char *name, long iters) {
-  Options o = {0, iters, -1};
+  Options o = {0, iters, -1, 0};
   int bad = 0, rank;
   for (int a = 1; a < argc; ++a) {
     if (!strcmp(argv[a], "--inject") || !strcmp(argv[a], "-i"))
@@ -48,16 +49,27 @@ static inline Options ParseOptions(int argc, char **argv, const char *name, long
       o.iters = ParseCount(argv[++a]);
     else if (!strcmp(argv[a], "--culprit") && a + 1 < argc)
       o.culprit = ParseCount(argv[++a]);
+    else if (!strcmp(argv[a], "--scale") && a + 1 < argc)
+      o.iters = (long)((double)iters * atof(argv[++a]) + 0.5); /* the default's multiple */
+    else if (!strcmp(argv[a], "--share") && a + 1 < argc)
+      bad |= (o.share = ParseCount(argv[++a])) < 1;
     else
       bad = 1;
   }
   if (bad || o.iters < 1) {
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     if (rank == 0)
-      fprintf(stderr, "usage: %s [--inject|-i] [--iters N] [--culprit R]\n", name);
+      fprintf(stderr, "usage: %s [--inject|-i] [--iters N] [--scale F] [--culprit R] [--share PCT]\n", name);
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   return o;
+}
+
+/* The injection's trip count EXTRA, sized by --share: EXTRA costs about
+ * OWN_PCT % of the regular work (the program's own measurement), so PCT %
+ * takes EXTRA * PCT / OWN_PCT. The summary line reports the share reached. */
+static inline long SharedExtra(const Options *o, long extra, double own_pct) {
+  return o->share > 0 ? (long)((double)extra * (double)o->share / own_pct) : extra;
 }
 
 /* The rank the injection slows: --culprit if given, else FALLBACK; modulo the

@@ -52,7 +52,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kPoints + 2; ++i)
     f[i] = 1e-3 * ((i * 7 + my_rank) % 11);
   /* About two thirds of a rank's regular work, as a scalar recurrence. */
-  long extra = (opt.inject && my_rank == culprit) ? (long)kSweeps * kPoints : 0;
+  long extra = (opt.inject && my_rank == culprit) ? SharedExtra(&opt, (long)kSweeps * kPoints, 71) : 0;
   double change = 0.0, total = 0.0, corr = 0.0, t_work = 0.0, t_extra = 0.0;
 
   for (long it = 0; it < opt.iters; ++it) {

@@ -35,7 +35,7 @@ int main(int argc, char **argv) {
 
   double item[kItem], sink = 0.0, sum = 0.0, global = 0.0, t_work = 0.0, t_extra = 0.0;
   /* About two thirds of the stage's work. */
-  long extra = (opt.inject && my_rank == culprit) ? (long)kRounds * kItem / 2 : 0;
+  long extra = (opt.inject && my_rank == culprit) ? SharedExtra(&opt, (long)kRounds * kItem / 2, 75) : 0;
   double lag = 0.0;
 
   for (long n = 0; n < opt.iters; ++n) {

@@ -88,7 +88,7 @@ int main(int argc, char **argv) {
   for (int i = 0; i < kPoints + 2; ++i)
     u[i] = 0.01 * ((i + my_rank) % 7);
   /* About half of a rank's regular work. */
-  long extra = (opt.inject && my_rank == culprit) ? 2L * kSolvePasses * kPoints : 0;
+  long extra = (opt.inject && my_rank == culprit) ? SharedExtra(&opt, 2L * kSolvePasses * kPoints, 50) : 0;
   double change = 0.0, total = 0.0, drift = 0.0, t_work = 0.0, t_extra = 0.0;
 
   for (int outer = 0; outer < kOuter; ++outer) {
