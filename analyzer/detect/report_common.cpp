@@ -68,13 +68,16 @@ std::string VertexName(const Psg &psg, VertexId v) {
 // in Dot called at cg.c:145").
 std::string Describe(const Psg &psg, VertexId v) {
   std::string s = std::string(ToString(psg.vertex(v).kind)) + " " + VertexName(psg, v);
-  std::vector<std::string> sites = CallSites(psg, v);
+  std::vector<CallSite> sites = psg.CallSites(v);
+  // A call the PSG expands leads its callee's copy: its own site is the call
+  // itself, and the code it is in is the site before it.
+  if (!sites.empty() && sites.back().vertex == v)
+    sites.pop_back();
   if (sites.size() > 1) {
-    const std::string &last = sites.back();
-    size_t paren = last.rfind(" (");
+    const CallSite &in = sites.back();
     if (psg.vertex(v).kind == VertexKind::Mpi || psg.vertex(v).kind == VertexKind::Call)
-      s += " in " + last.substr(0, paren);
-    s += " called at " + last.substr(paren + 2, last.size() - paren - 3);
+      s += " in " + ReadableName(in.function);
+    s += " called at " + BaseName(in.loc.file) + ":" + std::to_string(in.loc.line);
   }
   return s;
 }

@@ -2,6 +2,7 @@
 #include "detect/detect.h"
 #include "detect/load.h"
 #include "detect/report.h"
+#include "detect/report_common.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>
@@ -1397,6 +1398,22 @@ TEST(DetectReport, CallSitesTellTwoCallsOfOneFunctionApart) {
   EXPECT_EQ(t.find("called at app.c:152"), std::string::npos) << "not flagged: " << t;
   EXPECT_EQ(t.find("MPI_Init  slope"), std::string::npos) << t;
   EXPECT_NE(t.find("(2 ranks,"), std::string::npos) << t;
+}
+
+TEST(DetectReport, ACallIsDescribedInTheCodeThatMakesIt) {
+  // main calls Solve at 10; Solve calls Dot at 50. The call at 50 is in
+  // Solve, reached from main's line 10: never "call Dot in Dot".
+  FnBuilder main{"main"}, solve{"Solve", 40}, dot{"Dot", 90};
+  uint32_t call10 = main.Add(0, VertexKind::Call, 10, "Solve");
+  uint32_t call50 = solve.Add(0, VertexKind::Call, 50, "Dot");
+  uint32_t loop = dot.Add(0, VertexKind::Loop, 97);
+  Psg psg = Psg::Build({main.fn, solve.fn, dot.fn});
+  VertexId call = psg.Resolve({main.Id(call10), solve.Id(call50)});
+  ASSERT_NE(call, kNoVertex);
+  EXPECT_EQ(report_common::Describe(psg, call), "call Dot in Solve called at app.c:10");
+  VertexId in_dot = psg.Resolve({main.Id(call10), solve.Id(call50), dot.Id(loop)});
+  EXPECT_EQ(report_common::Describe(psg, in_dot), "loop in Dot called at app.c:50");
+  EXPECT_EQ(report_common::Describe(psg, psg.Resolve({main.Id(call10)})), "call Solve");
 }
 
 TEST(DetectReport, NonScalableRowsThatReadAlikeShowTheirCallPaths) {
