@@ -649,7 +649,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // ranks, and for a non-scalable vertex at least its growth beyond the
   // expected scaling from the smallest run.
   const double p_small = runs[smallest].world_size, p_big = big.world_size;
-  auto cost_of = [&](VertexId v, int rank) {
+  // GROWTH, when given, says whether the growth term won.
+  auto cost_of = [&](VertexId v, int rank, bool *growth = nullptr) {
     const VertexSeries *s = big.Find(v);
     int slot = big.SlotOf(rank);
     if (!s || slot < 0)
@@ -659,7 +660,11 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       for (const NonScalableVertex &ns : res.non_scalable)
         if (ns.vertex == v && ns.merged.size() == runs.size()) {
           double expected = ns.merged[smallest].second * std::pow(p_big / p_small, ns.expected);
-          cost = std::max(cost, ns.merged[largest].second - expected);
+          if (ns.merged[largest].second - expected > cost) {
+            cost = ns.merged[largest].second - expected;
+            if (growth)
+              *growth = true;
+          }
         }
     return cost;
   };
@@ -837,7 +842,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
           rc.ranks.push_back(big.ranks[i]);
       }
     std::sort(rc.ranks.begin(), rc.ranks.end());
-    double cost = cost_of(rc.vertex, rc.culprit_rank);
+    double cost = cost_of(rc.vertex, rc.culprit_rank, &rc.cost_is_growth);
     if (auto it = call_site_cost.find(rc.vertex);
         it != call_site_cost.end() && it->second.first == rc.culprit_rank)
       cost += it->second.second;

@@ -127,6 +127,9 @@ struct RootCause {
   int culprit_rank = -1;
   std::vector<int> ranks; // ranks where it is problematic
   double cost_seconds = 0, score = 0;
+  // The cost is its growth beyond the expected scaling (largest run against
+  // the smallest, scaled), which exceeded its time over the median.
+  bool cost_is_growth = false;
   bool abnormal = false, non_scalable = false;
   std::vector<PathStep> path; // the first path that reached it, start first
   std::vector<CounterEvidence> evidence;

@@ -86,7 +86,10 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
       c.culprit_time += ExclusiveTime(psg, *s, slot);
       c.median_time += Median(TimesOverRanks(psg, big, *s));
     }
-    c.cost_seconds = std::max(c.cost_seconds, c.culprit_time - c.median_time);
+    if (c.culprit_time - c.median_time > c.cost_seconds) {
+      c.cost_seconds = c.culprit_time - c.median_time;
+      c.cost_is_growth = false;
+    }
     c.contexts = members[i].size();
     if (c.contexts < 2)
       continue;

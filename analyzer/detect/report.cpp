@@ -140,6 +140,22 @@ std::string SamplingLine(const std::vector<Run> &runs) {
   return line + "\n";
 }
 
+// What made RC a cause. A vertex that is neither abnormal nor non-scalable
+// itself is where backtracking from one that is ended (the call it leads
+// into, or its line's contexts summed): said so, never left blank.
+std::string WhyText(const RootCause &rc) {
+  std::string s = rc.abnormal ? "abnormal" : "";
+  if (rc.non_scalable)
+    s += (s.empty() ? "" : ", ") + std::string("non-scalable");
+  if (rc.communication)
+    s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
+  if (s.empty())
+    s = "reached by backtracking from the problematic vertex the path starts at; neither "
+        "abnormal nor non-scalable on its own" +
+        std::string(rc.contexts > 1 ? " (its line is, with its contexts summed)" : "");
+  return s;
+}
+
 // "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
 std::string Percent(double part, double whole) {
   return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");
@@ -193,7 +209,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
     out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
         << " ("
-        << (rc.communication ? "growth beyond the expected scaling" : "time over its median")
+        << (rc.communication || rc.cost_is_growth ? "growth beyond the expected scaling"
+                                                  : "time over its median")
         << "): " << Percent(rc.cost_seconds, rc.rank_time) << " of that rank's measured "
         << Fmt("%.3f", rc.rank_time) << " s, " << Percent(rc.cost_seconds, rc.wall_time)
         << " of the run's " << Fmt("%.3f", rc.wall_time) << " s wall time; score "
@@ -210,9 +227,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       out << "; " << Fmt("%.3f", rc.waits_caused) << " s of waiting on "
           << RankCount(rc.waiting_ranks) << " traced to it";
     out << "\n";
-    out << "    why:       " << (rc.abnormal ? "abnormal" : "")
-        << (rc.abnormal && rc.non_scalable ? ", " : "") << (rc.non_scalable ? "non-scalable" : "")
-        << (rc.communication ? " communication that no computation explains" : "") << "\n";
+    out << "    why:       " << WhyText(rc) << "\n";
     if (rc.communication) {
       out << "    grows:     per rank, " << rc.small_ranks << " -> " << rc.big_ranks << " ranks:";
       for (const CommGrowth &g : rc.growth)
@@ -361,38 +376,40 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
     json ev = json::array();
     for (const CounterEvidence &e : rc.evidence)
       ev.push_back({{"counter", e.counter}, {"culprit", e.culprit}, {"median", e.median}});
-    causes.push_back({{"file", FileOf(in.psg, rc.vertex)},
-                      {"line", x.loc.line},
-                      {"end_line", x.loc.end_line},
-                      {"kind", std::string(ToString(x.kind))},
-                      {"name", VertexName(in.psg, rc.vertex)},
-                      {"function", FunctionName(in.psg, rc.vertex)},
-                      {"call_path", in.psg.CallPath(rc.vertex)},
-                      {"call_sites", CallSitesJson(in.psg, rc.vertex)},
-                      {"ranks", rc.ranks},
-                      {"culprit_rank", rc.culprit_rank},
-                      {"score", rc.score},
-                      {"score_of", "cost over the busiest rank's measured time"},
-                      {"cost_seconds", rc.cost_seconds},
-                      {"rank_time", rc.rank_time},
-                      {"wall_time", rc.wall_time},
-                      {"saved_seconds", rc.saved_seconds},
-                      {"waits_caused", rc.waits_caused},
-                      {"waiting_ranks", rc.waiting_ranks},
-                      {"communication", rc.communication},
-                      {"growth", growth},
-                      {"explanation", rc.explanation},
-                      {"culprit_time", rc.culprit_time},
-                      {"median_time", rc.median_time},
-                      {"evidence_samples", rc.evidence_samples},
-                      {"signal_to_noise", rc.signal_to_noise},
-                      {"thin_data", rc.thin_data},
-                      {"contexts", rc.contexts},
-                      {"run_longer", rc.run_longer},
-                      {"abnormal", rc.abnormal},
-                      {"non_scalable", rc.non_scalable},
-                      {"pmu", ev},
-                      {"path", path}});
+    causes.push_back(
+        {{"file", FileOf(in.psg, rc.vertex)},
+         {"line", x.loc.line},
+         {"end_line", x.loc.end_line},
+         {"kind", std::string(ToString(x.kind))},
+         {"name", VertexName(in.psg, rc.vertex)},
+         {"function", FunctionName(in.psg, rc.vertex)},
+         {"call_path", in.psg.CallPath(rc.vertex)},
+         {"call_sites", CallSitesJson(in.psg, rc.vertex)},
+         {"ranks", rc.ranks},
+         {"culprit_rank", rc.culprit_rank},
+         {"score", rc.score},
+         {"score_of", "cost over the busiest rank's measured time"},
+         {"cost_seconds", rc.cost_seconds},
+         {"cost_basis", rc.communication || rc.cost_is_growth ? "growth" : "over_median"},
+         {"rank_time", rc.rank_time},
+         {"wall_time", rc.wall_time},
+         {"saved_seconds", rc.saved_seconds},
+         {"waits_caused", rc.waits_caused},
+         {"waiting_ranks", rc.waiting_ranks},
+         {"communication", rc.communication},
+         {"growth", growth},
+         {"explanation", rc.explanation},
+         {"culprit_time", rc.culprit_time},
+         {"median_time", rc.median_time},
+         {"evidence_samples", rc.evidence_samples},
+         {"signal_to_noise", rc.signal_to_noise},
+         {"thin_data", rc.thin_data},
+         {"contexts", rc.contexts},
+         {"run_longer", rc.run_longer},
+         {"abnormal", rc.abnormal},
+         {"non_scalable", rc.non_scalable},
+         {"pmu", ev},
+         {"path", path}});
   }
   doc["root_causes"] = causes;
   // found: a cause clear of noise (or communication alone); inconclusive:

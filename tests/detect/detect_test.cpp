@@ -1416,6 +1416,40 @@ TEST(DetectReport, ACallIsDescribedInTheCodeThatMakesIt) {
   EXPECT_EQ(report_common::Describe(psg, psg.Resolve({main.Id(call10)})), "call Solve");
 }
 
+TEST(DetectReport, AGrowthCostIsNamedAsSuch) {
+  // Weak scaling: the loop at 20 takes 1 s per rank at 2 ranks and grows
+  // as p on every rank alike, so no rank is over its median: its cost is
+  // its growth beyond the expected (flat) scaling, and the report says so.
+  FnBuilder main{"main"};
+  uint32_t flat = main.Add(0, VertexKind::Loop, 10);
+  uint32_t grows = main.Add(0, VertexKind::Loop, 20);
+  Psg psg = Psg::Build({main.fn});
+  std::vector<scalana::Run> runs;
+  for (int p : {2, 4, 8}) {
+    ProfileBuilder b(p, 1000);
+    for (int r = 0; r < p; ++r) {
+      b.Cpu(r, main.Id(flat), 2.0);
+      b.Cpu(r, main.Id(grows), 0.5 * p);
+    }
+    runs.push_back(BuildRun(psg, b.p, "np" + std::to_string(p)));
+  }
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(psg, runs, o);
+  VertexId v = psg.Resolve({main.Id(grows)});
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_EQ(rc.vertex, v);
+  EXPECT_TRUE(rc.cost_is_growth);
+  EXPECT_NEAR(rc.cost_seconds, 3.0, 0.1) << "4 s at 8 ranks against 1 s expected";
+  ReportInput in{psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream text;
+  WriteTextReport(in, text);
+  EXPECT_NE(text.str().find("(growth beyond the expected scaling)"), std::string::npos)
+      << text.str();
+  EXPECT_EQ(text.str().find("why:       \n"), std::string::npos) << "never blank";
+}
+
 TEST(DetectReport, NonScalableRowsThatReadAlikeShowTheirCallPaths) {
   // main calls Solve at 10 and at 11; Solve calls Dot at 50; Dot's
   // Allreduce (99) grows in both contexts. Both rows read "mpi
