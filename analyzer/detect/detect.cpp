@@ -512,9 +512,13 @@ std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling)
         return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 1.0);
     return 1.0;
   };
+  // Past x100 the small run's figure is near nothing and the ratio says
+  // more about it than about the growth (Kripke: "x2690"); the absolute
+  // figures are on the report's grows: line.
   auto times = [](double r) {
     char buf[32];
-    std::snprintf(buf, sizeof buf, std::isinf(r) ? "from none" : "x%.1f", r);
+    std::snprintf(buf, sizeof buf,
+                  std::isinf(r) ? "from none" : (r >= 100 ? "more than x100" : "x%.1f"), r);
     return std::string(buf);
   };
   // Per rank, weak scaling keeps the work (and usually the traffic) constant;

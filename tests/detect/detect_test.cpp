@@ -1416,6 +1416,15 @@ TEST(DetectReport, ACallIsDescribedInTheCodeThatMakesIt) {
   EXPECT_EQ(report_common::Describe(psg, psg.Resolve({main.Id(call10)})), "call Solve");
 }
 
+TEST(DetectReport, HugeRatiosAreNotPrinted) {
+  // Time from 1 us to 2.7 ms: "x2700" says more about the first figure
+  // than about the growth.
+  std::string e = ExplainGrowth({{"time", 1e-6, 2.7e-3}, {"calls", 100, 100}}, ScalingMode::Weak);
+  EXPECT_NE(e.find("time per rank grows more than x100"), std::string::npos) << e;
+  e = ExplainGrowth({{"time", 0.1, 0.35}}, ScalingMode::Weak);
+  EXPECT_NE(e.find("time per rank grows x3.5"), std::string::npos) << e;
+}
+
 TEST(DetectReport, AGrowthCostIsNamedAsSuch) {
   // Weak scaling: the loop at 20 takes 1 s per rank at 2 ranks and grows
   // as p on every rank alike, so no rank is over its median: its cost is
