@@ -78,6 +78,22 @@ def run_truth(name):
     raise Failure(f"no profiled run for the export {name}")
 
 
+def extrap_cli(options, export):
+    """Extra-P's command-line modeller on EXPORT with OPTIONS; returns its
+    completed process and the experiment it saved."""
+    from extrap.fileio.experiment_io import read_experiment
+    with tempfile.TemporaryDirectory() as tmp:
+        saved = os.path.join(tmp, "scalana.extra-p")
+        cmd = [os.path.join(VENV_BIN, "extrap"), options[0], "--disable-progress"] + \
+            options[1:] + ["--save-experiment", saved, export]
+        print("official: $ " + " ".join(cmd), flush=True)
+        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
+        if p.returncode != 0:
+            raise Failure(f"extrap {options[0]} exit code {p.returncode}:\n{p.stdout[-2000:]}\n"
+                          f"{p.stderr[-2000:]}")
+        return p, read_experiment(saved)
+
+
 def expected(run, root, children):
     """Per node NAME of the tree (ROOT, CHILDREN: name -> child names) as the
     reader built it: per-rank exclusive and inclusive time from the profile's
@@ -205,7 +221,6 @@ def check_extrap_experiment(who, experiment, models):
 
 
 def check_extrap():
-    from extrap.fileio.experiment_io import read_experiment
     from extrap.fileio.file_reader.json_file_reader import JsonFileReader
     from extrap.modelers.model_generator import ModelGenerator
 
@@ -218,17 +233,8 @@ def check_extrap():
     api = check_extrap_experiment("Extra-P API", experiment, generator.models)
 
     # The command-line modeller: its printed models and its saved experiment.
-    with tempfile.TemporaryDirectory() as tmp:
-        saved = os.path.join(tmp, "scalana.extra-p")
-        cmd = [os.path.join(VENV_BIN, "extrap"), "--json", "--disable-progress",
-               "--print", "{callpath}\t{metric}\t{model:python}", "--save-experiment", saved,
-               export]
-        print("official: $ " + " ".join(cmd), flush=True)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        if p.returncode != 0:
-            raise Failure(f"extrap --json exit code {p.returncode}:\n{p.stdout[-2000:]}\n"
-                          f"{p.stderr[-2000:]}")
-        experiment = read_experiment(saved)
+    p, experiment = extrap_cli(["--json", "--print", "{callpath}\t{metric}\t{model:python}"],
+                               export)
     models = experiment.modelers[0].models
     cli = check_extrap_experiment("extrap --json", experiment, models)
     printed = [line.split("\t") for line in p.stdout.splitlines() if line.count("\t") == 2]
@@ -438,17 +444,7 @@ def check_cube():
                   f"{[round(x, 3) for x in want[KEY]['own']['cpu']]}")
 
     # Extra-P reads the same directory (its cube layout) and models it.
-    from extrap.fileio.experiment_io import read_experiment
-    with tempfile.TemporaryDirectory() as tmp:
-        saved = os.path.join(tmp, "cube.extra-p")
-        cmd = [os.path.join(VENV_BIN, "extrap"), "--cube", "--keep-values", "--disable-progress",
-               "--print", "callpaths", "--save-experiment", saved, export]
-        print("official: $ " + " ".join(cmd), flush=True)
-        p = subprocess.run(cmd, capture_output=True, text=True, timeout=300)
-        if p.returncode != 0:
-            raise Failure(f"extrap --cube exit code {p.returncode}:\n{p.stdout[-2000:]}\n"
-                          f"{p.stderr[-2000:]}")
-        experiment = read_experiment(saved)
+    p, experiment = extrap_cli(["--cube", "--keep-values", "--print", "callpaths"], export)
     models = experiment.modelers[0].models
     # Extra-P joins the region names with "->" and splits them again into its
     # call tree: that tree is the cnodes' (those of every run; Extra-P merges
