@@ -54,8 +54,18 @@ std::string VertexName(const Psg &psg, VertexId v) {
   switch (x.kind) {
   case VertexKind::Mpi:
     return x.label;
-  case VertexKind::Call:
-    return x.label.empty() ? std::string("(indirect)") : ReadableName(x.label);
+  case VertexKind::Call: {
+    if (!x.label.empty() && x.label != "?") // direct, or a target bound under its site
+      return ReadableName(x.label);
+    // The site of a call through a pointer: its targets, when few.
+    std::vector<std::string> targets = psg.CandidatesOf(v);
+    if (targets.empty() || targets.size() > 3)
+      return "(indirect)";
+    std::string s = "(indirect: ";
+    for (size_t i = 0; i < targets.size(); ++i)
+      s += (i ? " | " : "") + ReadableName(targets[i]);
+    return s + ")";
+  }
   case VertexKind::Function:
     return FunctionName(psg, v);
   default:

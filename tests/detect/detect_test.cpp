@@ -1416,6 +1416,23 @@ TEST(DetectReport, ACallIsDescribedInTheCodeThatMakesIt) {
   EXPECT_EQ(report_common::Describe(psg, psg.Resolve({main.Id(call10)})), "call Solve");
 }
 
+TEST(DetectReport, AnIndirectCallSiteIsNamedByItsTargets) {
+  // main calls through a pointer at line 4: a or b. The site reads with its
+  // targets, never "call ?"; a target bound under it keeps its own name.
+  FnBuilder main{"main"}, a{"a", 20}, b{"b", 30};
+  uint32_t site = main.Add(0, VertexKind::Call, 4);
+  main.fn.vertices[site].indirect = true;
+  main.fn.vertices[site].candidates = {"a", "b"};
+  uint32_t la = a.Add(0, VertexKind::Loop, 21);
+  Psg psg = Psg::Build({main.fn, a.fn, b.fn});
+  VertexId v = psg.Resolve({main.Id(site)});
+  ASSERT_NE(v, kNoVertex);
+  EXPECT_EQ(report_common::VertexName(psg, v), "(indirect: a | b)");
+  VertexId in_a = psg.Resolve({main.Id(site), a.Id(la)});
+  ASSERT_NE(in_a, kNoVertex);
+  EXPECT_EQ(report_common::VertexName(psg, psg.vertex(in_a).parent), "a");
+}
+
 TEST(DetectReport, HugeRatiosAreNotPrinted) {
   // Time from 1 us to 2.7 ms: "x2700" says more about the first figure
   // than about the growth.
