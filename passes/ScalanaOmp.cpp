@@ -152,6 +152,20 @@ OmpRegion OmpOutlined::KindOf(const Function &f) const {
   return it == kind_.end() ? OmpRegion::None : it->second;
 }
 
+bool IsConstructControl(const Instruction &branch, ArrayRef<const CallBase *> construct_calls,
+                        function_ref<bool(const BasicBlock *)> guarded) {
+  const DILocation *at = branch.getDebugLoc().get();
+  if (!at || at->getLine() == 0)
+    return false;
+  for (const CallBase *call : construct_calls) {
+    const DILocation *loc = call->getDebugLoc().get();
+    if (loc && loc->getLine() == at->getLine() && loc->getColumn() == at->getColumn() &&
+        loc->getFile() == at->getFile() && guarded(call->getParent()))
+      return true;
+  }
+  return false;
+}
+
 WorksharingLoops::WorksharingLoops(ArrayRef<std::pair<const CallBase *, OmpCall>> inits,
                                    const LoopInfo &li, const DominatorTree &dt) {
   for (auto [init, omp] : inits) {

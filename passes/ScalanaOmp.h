@@ -10,6 +10,7 @@
 
 #include "llvm/ADT/ArrayRef.h"
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/STLFunctionalExtras.h"
 #include "llvm/ADT/SmallPtrSet.h"
 #include "llvm/IR/InstrTypes.h"
 #include "llvm/IR/Module.h"
@@ -55,6 +56,16 @@ public:
 private:
   llvm::DenseMap<const llvm::Function *, OmpRegion> kind_;
 };
+
+// Whether BRANCH is an OpenMP construct's own test rather than the
+// program's: clang tests an `omp for`'s trip count before its worksharing
+// call, and a parallel region's `if` clause before the fork, both at the
+// directive's location, the one the runtime call they guard has.
+// CONSTRUCT_CALLS: the function's region and worksharing calls; GUARDED(bb):
+// the block is in one of the branch's arms.
+bool IsConstructControl(const llvm::Instruction &branch,
+                        llvm::ArrayRef<const llvm::CallBase *> construct_calls,
+                        llvm::function_ref<bool(const llvm::BasicBlock *)> guarded);
 
 // A function's worksharing loops, from its worksharing calls
 // (`__kmpc_for_static_init_4`, ...): each starts the first loop after it at

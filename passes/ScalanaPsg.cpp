@@ -801,6 +801,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   std::vector<Item> items;
   BitVector has_item(n);
   std::vector<std::pair<const CallBase *, OmpCall>> worksharing_inits;
+  std::vector<const CallBase *> construct_calls; // OpenMP region and worksharing calls
   for (unsigned b = 0; b < n; ++b) {
     if (!reachable(b))
       continue;
@@ -813,6 +814,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       Item item{b, pos, call, false, "", ""};
       // An OpenMP construct: the runtime call stands for its outlined body.
       if (OmpCall omp = ClassifyOmpCall(*call); omp.region != OmpRegion::None) {
+        construct_calls.push_back(call);
         if (!omp.body->isDeclaration() && !classifier.IsLibraryDefinition(*omp.body)) {
           item.callee_key = classifier.FunctionKey(*omp.body);
           item.region = omp.region;
@@ -823,6 +825,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         continue;
       } else if (omp.worksharing != Worksharing::None) {
         worksharing_inits.push_back({call, omp});
+        construct_calls.push_back(call);
         continue;
       }
       CallRole role = classifier.Classify(*call, &item.callee_key, &item.op);
@@ -939,13 +942,17 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         }
       }
     }
-    // Only branches guarding structure are vertices.
+    // Only branches guarding structure are vertices, and of the program.
     bool guards = false;
     for (unsigned y : r.blocks.set_bits())
       if (has_item.test(y) || loop_header.test(y)) {
         guards = true;
         break;
       }
+    if (guards && IsConstructControl(*term, construct_calls, [&](const BasicBlock *bb) {
+          return r.blocks.test(index.lookup(bb));
+        }))
+      guards = false;
     if (guards)
       regions.push_back(std::move(r));
   }
