@@ -381,6 +381,8 @@ struct Item {
   std::vector<std::string> candidates;
   std::string signature;
   int64_t vtable_slot = -1;
+  OmpRegion region = OmpRegion::None; // a call starting an OpenMP construct
+  uint32_t directive_line = 0;
 };
 
 // A structural region: the function, a loop or a branch.
@@ -390,6 +392,7 @@ struct Region {
   BitVector blocks;
   std::vector<int8_t> arm_of_block; // branch: arm index per block, -1 outside
   Loop *loop = nullptr;
+  Worksharing worksharing = Worksharing::None;
   unsigned nesting = 0; // number of other regions holding the head
   size_t size = 0;
 };
@@ -416,10 +419,30 @@ std::string LanguageOf(const Module &m);
 
 bool IsFortranModuleWithDebugInfo(const Module &m) { return LanguageOf(m) == "fortran"; }
 
+// clang runs a parallel region whose `if` clause is false on the encountering
+// thread alone, calling the outlined function directly next to the fork.
+// That call is the same region: the fork's vertex stands for both, and the
+// body keeps one call site, where the other threads' contexts start.
+void DropSerializedRegionCalls(std::vector<Item> &items, BitVector &has_item) {
+  StringSet<> forked;
+  for (const Item &it : items)
+    if (it.region == OmpRegion::Parallel || it.region == OmpRegion::Teams)
+      forked.insert(it.callee_key);
+  if (forked.empty())
+    return;
+  erase_if(items, [&](const Item &it) {
+    return it.region == OmpRegion::None && !it.is_mpi && !it.indirect &&
+           forked.contains(it.callee_key);
+  });
+  has_item.reset();
+  for (const Item &it : items)
+    has_item.set(it.block);
+}
+
 } // namespace
 
 CallClassifier::CallClassifier(const Module &m, const TargetLibraryInfo &tli)
-    : module_(m), tli_(tli), fortran_with_debug_info_(IsFortranModuleWithDebugInfo(m)) {}
+    : module_(m), tli_(tli), omp_(m), fortran_with_debug_info_(IsFortranModuleWithDebugInfo(m)) {}
 
 std::string ModuleSourceName(const Module &m) {
   // flang names every module "FIRModule": the compile unit knows the file.
@@ -441,6 +464,10 @@ bool CallClassifier::IsLibraryDefinition(const Function &f) const {
   StringRef name = f.getName();
   if (MpiOperationOfSymbol(name))
     return true; // a PMPI wrapper library, not the program
+  // A task's body has an artificial subprogram at line 0, yet it is the
+  // code of the program's task.
+  if (omp_.KindOf(f) != OmpRegion::None)
+    return false;
   if (IsCompilerGenerated(f, fortran_with_debug_info_))
     return true;
   for (const char *p : kLibraryPrefixes)
@@ -666,6 +693,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   psg.key = classifier.FunctionKey(f);
   psg.hash = scalana_function_hash(psg.key.data(), psg.key.size());
   psg.linkage = LinkageName(f);
+  psg.outlined = classifier.OutlinedKind(f);
   DemangledName d = Demangle(f.getName());
   const DISubprogram *sp = f.getSubprogram();
   if (d.ok)
@@ -772,6 +800,8 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
   // --- Call sites.
   std::vector<Item> items;
   BitVector has_item(n);
+  std::vector<std::pair<const CallBase *, OmpCall>> worksharing_inits;
+  std::vector<const CallBase *> construct_calls; // OpenMP region and worksharing calls
   for (unsigned b = 0; b < n; ++b) {
     if (!reachable(b))
       continue;
@@ -782,6 +812,22 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       if (!call || isa<CallBrInst>(call))
         continue;
       Item item{b, pos, call, false, "", ""};
+      // An OpenMP construct: the runtime call stands for its outlined body.
+      if (OmpCall omp = ClassifyOmpCall(*call); omp.region != OmpRegion::None) {
+        construct_calls.push_back(call);
+        if (!omp.body->isDeclaration() && !classifier.IsLibraryDefinition(*omp.body)) {
+          item.callee_key = classifier.FunctionKey(*omp.body);
+          item.region = omp.region;
+          item.directive_line = omp.directive_line;
+          items.push_back(std::move(item));
+          has_item.set(b);
+        }
+        continue;
+      } else if (omp.worksharing != Worksharing::None) {
+        worksharing_inits.push_back({call, omp});
+        construct_calls.push_back(call);
+        continue;
+      }
       CallRole role = classifier.Classify(*call, &item.callee_key, &item.op);
       if (role == CallRole::Library)
         continue;
@@ -797,6 +843,7 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
       has_item.set(b);
     }
   }
+  DropSerializedRegionCalls(items, has_item);
 
   // --- Regions: function, loops, branches.
   std::vector<Region> regions;
@@ -805,12 +852,14 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
     regions.push_back(std::move(fn));
   }
   BitVector loop_header(n);
+  const WorksharingLoops worksharing(worksharing_inits, li, dt);
   for (Loop *l : li.getLoopsInPreorder()) {
     unsigned h = index.lookup(l->getHeader());
-    if (!reachable(h))
+    if (!reachable(h) || worksharing.IsChunkLoop(l))
       continue;
     Region r{VertexKind::Loop, h, BitVector(n), {}, l};
     r.blocks = body[l];
+    r.worksharing = worksharing.KindOf(l);
     loop_header.set(h);
     regions.push_back(std::move(r));
   }
@@ -893,13 +942,17 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         }
       }
     }
-    // Only branches guarding structure are vertices.
+    // Only branches guarding structure are vertices, and of the program.
     bool guards = false;
     for (unsigned y : r.blocks.set_bits())
       if (has_item.test(y) || loop_header.test(y)) {
         guards = true;
         break;
       }
+    if (guards && IsConstructControl(*term, construct_calls, [&](const BasicBlock *bb) {
+          return r.blocks.test(index.lookup(bb));
+        }))
+      guards = false;
     if (guards)
       regions.push_back(std::move(r));
   }
@@ -1027,8 +1080,10 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         add_block_lines(range, r.head);
       vx.line = range.first;
       vx.end_line = range.last;
-      if (r.kind == VertexKind::Loop)
-        vx.depth = r.loop->getLoopDepth();
+      if (r.kind == VertexKind::Loop) {
+        vx.depth = worksharing.DepthOf(r.loop);
+        vx.worksharing = r.worksharing;
+      }
     } else {
       const Item &it = items[v - num_regions];
       vx.kind = it.is_mpi ? VertexKind::Mpi : VertexKind::Call;
@@ -1047,6 +1102,9 @@ FunctionPsg BuildFunctionPsg(Function &f, const CallClassifier &classifier) {
         vx.candidates = it.candidates;
         vx.signature = it.signature;
         vx.vtable_slot = it.vtable_slot;
+        vx.region = it.region;
+        if (it.directive_line != vx.line)
+          vx.directive_line = it.directive_line;
       }
     }
   }
@@ -1125,11 +1183,17 @@ void WriteVertex(json::OStream &j, uint32_t id, const PsgVertex &v) {
       j.attribute("col", v.col);
     if (v.kind == VertexKind::Loop)
       j.attribute("depth", v.depth);
+    if (v.kind == VertexKind::Loop && v.worksharing != Worksharing::None)
+      j.attribute("worksharing", std::string(ToString(v.worksharing)));
     if (v.kind == VertexKind::Call) {
       if (v.indirect)
         j.attribute("indirect", true);
       else
         j.attribute("callee", v.callee);
+      if (v.region != OmpRegion::None)
+        j.attribute("region", std::string(ToString(v.region)));
+      if (v.directive_line)
+        j.attribute("directive_line", v.directive_line);
       if (!v.candidates.empty())
         j.attributeArray("candidates", [&] {
           for (const std::string &k : v.candidates)
@@ -1182,7 +1246,10 @@ std::string ModuleRecordJson(const Module &m, const std::vector<FunctionPsg> &fu
     scalar(f.name);
     os << ",\"hash\":\"" << HexId(f.hash) << "\",\"linkage\":\"" << f.linkage << "\",\"file\":";
     scalar(f.file);
-    os << ",\"line\":" << f.line << ",\"end_line\":" << f.end_line << ",\"vertices\":[";
+    os << ",\"line\":" << f.line << ",\"end_line\":" << f.end_line;
+    if (f.outlined != OmpRegion::None)
+      os << ",\"outlined\":\"" << ToString(f.outlined) << "\"";
+    os << ",\"vertices\":[";
     for (size_t v = 0; v < f.vertices.size(); ++v) {
       os << (v ? "," : "") << nl << (pretty ? "  " : "");
       json::OStream j(os);

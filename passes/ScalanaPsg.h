@@ -2,6 +2,7 @@
 // function's CFG, and the module record that embeds them.
 #pragma once
 
+#include "ScalanaOmp.h"
 #include "scalana/psg_format.h"
 
 #include "llvm/IR/InstrTypes.h"
@@ -32,13 +33,20 @@ struct PsgVertex {
   std::string op;                      // mpi
   MpiClass mpi_class = MpiClass::None;
   uint32_t depth = 0; // loop nesting depth, 1 = outermost
+  // OpenMP (docs/psg.md, "OpenMP regions"). Call: the region it starts, its
+  // callee the outlined body, and the directive's line where the call's own
+  // location is another (flang).
+  OmpRegion region = OmpRegion::None;
+  uint32_t directive_line = 0;
+  Worksharing worksharing = Worksharing::None; // loop
 };
 
 struct FunctionPsg {
   std::string key, name, linkage, file;
   uint64_t hash = 0;
   uint32_t line = 0, end_line = 0;
-  std::vector<PsgVertex> vertices; // vertices[0] is the function vertex
+  OmpRegion outlined = OmpRegion::None; // the OpenMP construct it is the body of
+  std::vector<PsgVertex> vertices;      // vertices[0] is the function vertex
 };
 
 // How a call site is seen by the PSG.
@@ -54,6 +62,8 @@ public:
   // without source (flang's `__mlir_*`): no PSG, and calls to them are
   // computation.
   bool IsLibraryDefinition(const llvm::Function &f) const;
+  // The OpenMP construct F is the outlined body of, if any.
+  OmpRegion OutlinedKind(const llvm::Function &f) const { return omp_.KindOf(f); }
   std::string FunctionKey(const llvm::Function &f) const;
   // The user functions of this module an indirect call may reach, as keys,
   // sorted (docs/formats.md section 2, `candidates`): for a C++ virtual call
@@ -81,6 +91,7 @@ private:
 
   const llvm::Module &module_;
   const llvm::TargetLibraryInfo &tli_;
+  const OmpOutlined omp_;
   // Functions without a subprogram here are compiler-generated helpers.
   bool fortran_with_debug_info_ = false;
   // Found at the first indirect call: most modules have none.

@@ -424,7 +424,8 @@ Context FrameResolver::ToPsgContext(const Context &frames, const std::string &mp
       int32_t v = m.MatchCall(kept[i], kept[i + 1].function);
       if (v < 0) {
         // A call into code without a vertex that called back into the
-        // program (qsort, an OpenMP fork): the PSG resolver restarts there.
+        // program (qsort; an OpenMP barrier running a task): the PSG
+        // resolver restarts there.
         continue;
       }
       ids.push_back(m.RawId(kept[i].function, size_t(v)));

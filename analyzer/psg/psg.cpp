@@ -1,6 +1,7 @@
 // Whole-program PSG: parsing, lazy expansion, contraction, Resolve, writers.
 // docs/psg.md describes the rules; docs/formats.md section 2 the records.
 #include "psg.h"
+#include "omp.h"
 
 #include "scalana/text_escape.h"
 
@@ -105,6 +106,10 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
   f.loc.file = Get<std::string>(jf, "file", module, w, where);
   f.loc.line = Get<uint32_t>(jf, "line", 0, w, where);
   f.loc.end_line = Get<uint32_t>(jf, "end_line", f.loc.line, w, where);
+  // Optional (records before it have none), as are `region`,
+  // `directive_line` and `worksharing` on vertices.
+  f.outlined = omp::ParseRegion(Get<std::string>(jf, "outlined", "none", w, where),
+                                [&](const std::string &m) { Fail(w, where + ": " + m); });
   auto vs = jf.find("vertices");
   if (vs == jf.end() || !vs->is_array() || vs->empty())
     Fail(w, where + ": no 'vertices' (vertex 0 must be the function vertex)");
@@ -177,6 +182,14 @@ LocalPsg ParseFunction(const json &jf, const RecordWhere &w, const std::string &
         v.signature = Get<std::string>(jv, "sig", "", w, vw);
         v.vtable_slot = Get<int64_t>(jv, "slot", -1, w, vw);
       }
+      v.region = omp::ParseRegion(Get<std::string>(jv, "region", "none", w, vw),
+                                  [&](const std::string &m) { Fail(w, vw + ": " + m); });
+      if (v.region != OmpRegion::None && v.indirect)
+        Fail(w, vw + ": an OpenMP construct's call names no outlined function");
+      v.directive_line = Get<uint32_t>(jv, "directive_line", 0, w, vw);
+    } else if (v.kind == VertexKind::Loop) {
+      v.worksharing = omp::ParseLoop(Get<std::string>(jv, "worksharing", "none", w, vw),
+                                     [&](const std::string &m) { Fail(w, vw + ": " + m); });
     } else if (v.kind == VertexKind::Mpi) {
       v.mpi_op = Get<std::string>(jv, "op", "", w, vw);
       if (v.mpi_op.empty())
@@ -480,8 +493,10 @@ namespace {
 // Per-kind counts of a (part of a) graph as shown; saturating.
 struct Counts {
   uint64_t total = 0, loops = 0, branches = 0, comps = 0, mpis = 0, calls = 0, expanded = 0;
+  uint64_t regions = 0;
   void Add(const Counts &o) {
     total = SatAdd(total, o.total);
+    regions = SatAdd(regions, o.regions);
     loops = SatAdd(loops, o.loops);
     branches = SatAdd(branches, o.branches);
     comps = SatAdd(comps, o.comps);
@@ -525,6 +540,8 @@ struct TVertex {
   int32_t callee = -1; // call with a record: function index
   bool indirect = false;
   uint32_t loop_depth = 0; // loops enclosing it inside the function
+  OmpRegion region = OmpRegion::None;
+  Worksharing worksharing = Worksharing::None;
 };
 
 struct Template {
@@ -558,6 +575,9 @@ struct Psg::Impl {
   std::vector<std::vector<std::pair<int32_t, uint32_t>>> callers; // (caller fn, call local)
   std::vector<int32_t> scc;
   std::vector<uint8_t> scc_cyclic; // per scc: more than one function or a self call
+  // OpenMP (omp.h): functions only libomp calls, and where each one's code is.
+  std::vector<uint8_t> runtime_entered;
+  std::vector<int32_t> source_fn;
 
   // Templates: contracted by (fn, min(depth, max_loop_depth)), raw by fn.
   std::map<std::pair<int32_t, uint32_t>, Template> contracted;
@@ -593,12 +613,23 @@ struct Psg::Impl {
   VertexId BindIndirect(VertexId call, int32_t target);
   int32_t CopyBelow(VertexId call_vertex);
   Start StartOf(int32_t f, std::vector<uint8_t> &visiting);
-  // Vertices of these functions get no "(in f)" in the writers.
-  bool IsProgram(int32_t f) const { return f == main_fn || f == fortran_program; }
-  // The name a reader knows: flang's program unit `_QQmain` is "main".
+  // Vertices of these functions get no "(in f)" in the writers; nor do those
+  // of an OpenMP construct's body in them.
+  bool IsProgram(int32_t f) const {
+    int32_t g = source_fn.empty() ? f : source_fn[size_t(f)];
+    return g == main_fn || g == fortran_program;
+  }
+  // The name a reader knows: flang's program unit `_QQmain` is "main", an
+  // OpenMP construct's outlined body "parallel region" (or "task", ...).
   const std::string &DisplayName(int32_t f) const {
     static const std::string kMain = "main";
+    if (fns[size_t(f)].outlined != OmpRegion::None)
+      return omp::StepName(fns[size_t(f)].outlined);
     return f == fortran_program || f == flang_main ? kMain : fns[size_t(f)].name;
+  }
+  // The function named in the writers' "(in f)": the one with the source.
+  const std::string &SourceName(int32_t f) const {
+    return fns[size_t(source_fn.empty() ? f : source_fn[size_t(f)])].name;
   }
   int32_t FnOfId(uint64_t id) const {
     auto it = by_hash.find(id & SCALANA_FN_MASK);
@@ -750,6 +781,8 @@ void Psg::Impl::Analyse() {
       }
     }
   }
+  runtime_entered = omp::EnteredByRuntime(fns, callers);
+  source_fn = omp::SourceFunctions(fns, callers);
   scc_cyclic.assign(nscc, 0);
   std::vector<int32_t> size(nscc, 0);
   for (size_t f = 0; f < nf; ++f)
@@ -893,6 +926,12 @@ Template Psg::Impl::MakeTemplate(int32_t f, uint32_t depth, bool contract) {
       tv.callee = callee_of[f][c];
       tv.indirect = v.indirect;
       tv.loop_depth = loops_around[f][c];
+      tv.region = v.region;
+      tv.worksharing = v.worksharing;
+      // Readers look for a construct at its directive (flang's fork call
+      // has a location of its own; frames still match the record's).
+      if (v.region != OmpRegion::None && v.directive_line)
+        tv.loc.line = tv.loc.end_line = v.directive_line;
       t.v.push_back(tv);
       t.v[tparent].children.push_back(ti);
       t.local_to_t[c] = ti;
@@ -994,6 +1033,8 @@ int32_t Psg::Impl::Materialise(VertexId cv, int32_t f, uint32_t depth) {
     v.loc = tv.loc;
     v.function = f;
     v.local = tv.local;
+    v.region = tv.region;
+    v.worksharing = tv.worksharing;
     const LocalVertex &lv = fns[f].vertices[tv.local];
     if (tv.kind == VertexKind::Mpi) {
       v.label = lv.mpi_op;
@@ -1001,6 +1042,8 @@ int32_t Psg::Impl::Materialise(VertexId cv, int32_t f, uint32_t depth) {
     } else if (tv.kind == VertexKind::Call) {
       v.indirect = tv.indirect;
       v.label = tv.indirect ? "?" : tv.callee >= 0 ? fns[tv.callee].name : lv.callee;
+      if (tv.region != OmpRegion::None) // its callee is a name the compiler made up
+        v.label = omp::StepName(tv.region);
     }
     VertexId id = AddVertex(std::move(v));
     tmap[i] = id;
@@ -1128,13 +1171,18 @@ Counts Psg::Impl::Count(int32_t f, uint32_t depth, bool contract, std::vector<ui
   for (size_t i = 1; i < t.v.size(); ++i) {
     if (count_steps_left == 0) {
       const uint64_t max = std::numeric_limits<uint64_t>::max();
-      c = Counts{max, max, max, max, max, max, max};
+      c = Counts{max, max, max, max, max, max, max, max};
       break;
     }
     --count_steps_left;
     const TVertex &tv = t.v[i];
     if (tv.kind == VertexKind::Call && tv.callee >= 0 && !on_path[tv.callee]) {
       c.expanded = SatAdd(c.expanded, 1);
+      // A construct's call is shown (docs/psg.md): a vertex of its own.
+      if (tv.region != OmpRegion::None) {
+        c.total = SatAdd(c.total, 1);
+        c.regions = SatAdd(c.regions, 1);
+      }
       c.Add(Count(tv.callee, depth + tv.loop_depth, contract, on_path, memo));
     } else {
       c.AddKind(tv.kind);
@@ -1325,12 +1373,15 @@ VertexId Psg::Resolve(const Context &ctx) {
   };
   // An id of a function that nothing calls directly, met where another
   // function's id was due: the code was entered through a library callback
-  // with no call site on the stack (the master thread running an OpenMP
-  // outlined function, a thread routine, a comparator). The rest of the
+  // with no call site on the stack (a thread routine, a comparator, an
+  // OpenMP outlined function in records without constructs). Likewise a
+  // function only OpenMP constructs call: a task run by the thread that
+  // made it, at a barrier, has no frame of its construct. The rest of the
   // context starts afresh there, as the other threads' contexts do.
   auto restart_allowed = [&m](uint64_t id) {
     int32_t g = m.FnOfId(id);
-    return g >= 0 && g != m.main_fn && g != m.flang_main && m.callers[g].empty();
+    return g >= 0 && g != m.main_fn && g != m.flang_main &&
+           (m.callers[g].empty() || m.runtime_entered[g]);
   };
   // flang's main is not in the graph: its call of the program unit (and a
   // sample in it, made in flang's runtime start-up) belong to the root.
@@ -1340,13 +1391,18 @@ VertexId Psg::Resolve(const Context &ctx) {
     if (m.FnOfId(ctx[first]) == m.flang_main)
       return m.root;
   }
+  // Restarts at ID's function: false when not allowed; else *COPY is where
+  // the rest continues, or *TERMINAL the vertex it all belongs to (the
+  // construct's call was contracted into computation).
+  VertexId terminal = kNoVertex;
   auto restart = [&](uint64_t id, int32_t *copy) {
     if (!restart_allowed(id))
       return false;
     int32_t g = m.FnOfId(id);
     Impl::Start s = start_in(g);
     *copy = s.copy;
-    return s.copy >= 0;
+    terminal = s.terminal;
+    return s.copy >= 0 || s.terminal != kNoVertex;
   };
   int32_t f0 = m.FnOfId(ctx[first]);
   if (f0 < 0)
@@ -1359,6 +1415,8 @@ VertexId Psg::Resolve(const Context &ctx) {
     uint64_t id = ctx[i];
     if (scalana_id_function(id) != m.fns[m.copies[copy].fn].hash && !restart(id, &copy))
       return kNoVertex;
+    if (terminal != kNoVertex)
+      return terminal;
     const Impl::Copy &c = m.copies[copy];
     const LocalPsg &fn = m.fns[c.fn];
     uint32_t local = scalana_id_local(id);
@@ -1378,6 +1436,8 @@ VertexId Psg::Resolve(const Context &ctx) {
         return x;
       if (!restart(ctx[j], &copy))
         return kNoVertex;
+      if (terminal != kNoVertex)
+        return terminal;
       i = j - 1; // continue with ctx[j] in its copy
       continue;
     }
@@ -1394,6 +1454,8 @@ VertexId Psg::Resolve(const Context &ctx) {
   uint64_t id = ctx[last];
   if (scalana_id_function(id) != m.fns[m.copies[copy].fn].hash && !restart(id, &copy))
     return kNoVertex;
+  if (terminal != kNoVertex)
+    return terminal;
   const Impl::Copy &c = m.copies[copy];
   const LocalPsg &fn = m.fns[c.fn];
   uint32_t local = scalana_id_local(id);
@@ -1470,6 +1532,7 @@ PsgStats Psg::Stats() const {
   s.comps = after.comps;
   s.mpis = after.mpis;
   s.calls = after.calls;
+  s.regions = after.regions;
   s.expanded_calls = after.expanded;
   return s;
 }
@@ -1488,8 +1551,15 @@ std::vector<CallSite> Psg::CallSites(VertexId v) const {
     if (f == m.fortran_program && !sites.empty() && sites.back().function == "main")
       continue;
     const Vertex &at = m.verts[size_t(x)];
+    // An OpenMP construct's entry calling its body (clang's
+    // `main.omp_outlined` calling `main.omp_outlined_debug__`, a task entry
+    // its `.omp_outlined.`): one construct for the reader.
+    if (at.kind == VertexKind::Call && at.region == OmpRegion::None && at.function >= 0 &&
+        m.fns[size_t(f)].outlined != OmpRegion::None &&
+        m.fns[size_t(at.function)].outlined != OmpRegion::None && !sites.empty())
+      continue;
     CallSite s;
-    s.function = m.DisplayName(f);
+    s.function = at.region != OmpRegion::None ? omp::StepName(at.region) : m.DisplayName(f);
     s.vertex = x;
     if (at.kind == VertexKind::Call) { // the root has no call site
       s.loc = at.loc;
@@ -1590,7 +1660,9 @@ std::string Psg::ToText() const {
       // A bound target sits under the indirect call site (itself unexpanded).
       bool parent_indirect =
           v.parent != kNoVertex && m.verts[v.parent].indirect && !m.verts[v.parent].expanded;
-      bool hidden = v.kind == VertexKind::Call && v.expanded && !parent_indirect;
+      // An OpenMP construct is shown: its body is not the code around it.
+      bool hidden = v.kind == VertexKind::Call && v.expanded && !parent_indirect &&
+                    v.region == OmpRegion::None;
       int32_t arm = v.arm >= 0 ? v.arm : it.arm;
       int child_indent = it.indent + 1;
       if (hidden) {
@@ -1614,10 +1686,12 @@ std::string Psg::ToText() const {
           line += "MPI " + v.label;
           break;
         case VertexKind::Call:
-          line += "Call " + v.label;
+          line += v.region != OmpRegion::None ? omp::Label(v.region) : "Call " + v.label;
           break;
         }
         line += " " + LocText(v.loc);
+        if (v.function >= 0)
+          line += omp::LoopNote(v.worksharing, m.fns[size_t(v.function)].language);
         if (arm >= 0 && v.kind != VertexKind::Function)
           line += " (arm " + std::to_string(arm) + ")";
         if (v.recursive)
@@ -1627,7 +1701,7 @@ std::string Psg::ToText() const {
         if (std::vector<std::string> c = CandidatesOf(it.v); !c.empty())
           line += " (candidates " + Join(c, ", ") + "; resolved at run time)";
         if (v.kind != VertexKind::Function && v.function >= 0 && !m.IsProgram(v.function))
-          line += " (in " + m.fns[v.function].name + ")";
+          line += " (in " + m.SourceName(v.function) + ")";
         // Which shared object the code is in, where the parent's is another.
         if (v.function >= 0 && !m.libraries.empty()) {
           const std::string &object = m.fns[size_t(v.function)].object;
@@ -1654,7 +1728,10 @@ std::string Psg::ToText() const {
   PsgStats s = Stats();
   out << "summary: " << s.vertices_before << " vertices before contraction, " << s.vertices_after
       << " after; loop " << s.loops << ", branch " << s.branches << ", comp " << s.comps << ", mpi "
-      << s.mpis << ", call " << s.calls << "\n";
+      << s.mpis << ", call " << s.calls;
+  if (s.regions)
+    out << ", region " << s.regions;
+  out << "\n";
   return out.str();
 }
 
@@ -1673,6 +1750,9 @@ std::string Psg::ToJson() const {
                    {"module", f.module},
                    {"object", f.object.empty() ? m.binary : f.object},
                    {"hash", FormatId(f.hash)}});
+  for (size_t f = 0; f < m.fns.size(); ++f)
+    if (m.fns[f].outlined != OmpRegion::None)
+      fns[f]["outlined"] = ToString(m.fns[f].outlined);
   j["functions"] = std::move(fns);
   j["libraries"] = m.libraries;
   j["root"] = m.root;
@@ -1705,6 +1785,10 @@ std::string Psg::ToJson() const {
       jv["candidates"] = std::move(c);
     if (v.expanded)
       jv["expanded"] = true;
+    if (v.region != OmpRegion::None)
+      jv["region"] = ToString(v.region);
+    if (v.worksharing != Worksharing::None)
+      jv["worksharing"] = ToString(v.worksharing);
     vs.push_back(std::move(jv));
   }
   j["vertices"] = std::move(vs);
@@ -1716,6 +1800,7 @@ std::string Psg::ToJson() const {
                   {"comp", s.comps},
                   {"mpi", s.mpis},
                   {"call", s.calls},
+                  {"region", s.regions},
                   {"functions", s.functions}};
   return j.dump(1) + "\n";
 }
@@ -1736,11 +1821,15 @@ std::string Psg::ToDot() const {
   for (size_t i = 0; i < m.verts.size(); ++i) {
     const Vertex &v = m.verts[i];
     std::string label = std::string(ToString(v.kind));
-    if (!v.label.empty())
+    if (v.region != OmpRegion::None)
+      label = omp::StepName(v.region);
+    else if (!v.label.empty())
       label += " " + v.label;
     label += "\\n" + LocText(v.loc);
+    if (v.function >= 0)
+      label += omp::LoopNote(v.worksharing, m.fns[size_t(v.function)].language);
     if (v.function >= 0 && !m.IsProgram(v.function))
-      label += "\\n(in " + m.fns[v.function].name + ")";
+      label += "\\n(in " + m.SourceName(v.function) + ")";
     if (std::vector<std::string> c = CandidatesOf(VertexId(i)); !c.empty())
       label += "\\ncandidates " + Join(c, ", ") + "\\n(resolved at run time)";
     const char *shape = v.kind == VertexKind::Loop     ? "ellipse"

@@ -42,6 +42,12 @@ struct LocalVertex {
   std::string mpi_op;       // mpi: "MPI_Send"
   MpiClass mpi_class = MpiClass::None;
   uint32_t loop_depth = 0;
+  // OpenMP (docs/psg.md, "OpenMP regions"): a call starting a construct, whose
+  // callee is its outlined body; the directive's line where the call's own
+  // location (what frames match) is another; a worksharing loop.
+  OmpRegion region = OmpRegion::None;
+  uint32_t directive_line = 0;
+  Worksharing worksharing = Worksharing::None;
 };
 
 struct LocalPsg {
@@ -54,7 +60,8 @@ struct LocalPsg {
   std::string comp_dir;
   uint64_t hash = 0; // function hash (ids.h)
   SourceLoc loc;
-  std::vector<LocalVertex> vertices; // vertices[0] is the function vertex
+  OmpRegion outlined = OmpRegion::None; // the OpenMP construct it is the outlined body of
+  std::vector<LocalVertex> vertices;    // vertices[0] is the function vertex
 };
 
 // Parses the concatenated records of a `scalana_psg` section. Throws Error.
@@ -98,6 +105,8 @@ struct Vertex {
   bool indirect = false;                 // call resolved (or not) at run time
   bool expanded = false;                 // call: children hold the callee's copy
   VertexId recursion_target = kNoVertex; // recursive call: the copy it loops back to
+  OmpRegion region = OmpRegion::None;    // call: the OpenMP construct it starts
+  Worksharing worksharing = Worksharing::None; // loop
 };
 
 // One step of a vertex's calling context (Psg::CallSites).
@@ -121,6 +130,7 @@ struct PsgStats {
   uint64_t vertices_before = 0; // fully expanded, before contraction (saturating)
   uint64_t vertices_after = 0;  // after contraction
   uint64_t loops = 0, branches = 0, comps = 0, mpis = 0, calls = 0;
+  uint64_t regions = 0; // OpenMP constructs (parallel, teams, task)
   uint64_t functions = 0;
   uint64_t expanded_calls = 0; // hidden call vertices holding callee copies (after)
 };
@@ -170,7 +180,9 @@ public:
   // what a report prints as "main > solve (cg.f:120) > conj_grad (cg.f:88)".
   // Names are the reader's: flang's program unit `_QQmain` (and flang's
   // generated C main calling it) is "main". A target bound under an
-  // indirect call is named by itself at the indirect call's line.
+  // indirect call is named by itself at the indirect call's line. An OpenMP
+  // construct's outlined body is one step, "parallel region" (or "teams
+  // region", "task") at the directive's line.
   std::vector<CallSite> CallSites(VertexId v) const;
   // The names of CallSites(v): {"main", "solve", "conj_grad"}.
   std::vector<std::string> CallPath(VertexId v) const;

@@ -27,6 +27,17 @@ enum class MpiClass : uint8_t {
   Other, // init, finalize, comm management, ...
 };
 
+// OpenMP constructs (docs/psg.md, "OpenMP regions"). On a call vertex, the
+// region the call starts (`region`: its callee is the outlined body); on a
+// function record, the region it is the outlined body of (`outlined`).
+// Records of older passes have neither: a region is then no vertex at all.
+enum class OmpRegion : uint8_t { None, Parallel, Teams, Task };
+
+// On a loop vertex: the loop is an OpenMP worksharing loop, its iterations
+// split among the team statically (`omp for` with a static schedule), at
+// run time (dynamic, guided, runtime, auto), or among teams (`distribute`).
+enum class Worksharing : uint8_t { None, Static, Dynamic, Distribute };
+
 inline constexpr std::string_view ToString(VertexKind k) {
   switch (k) {
   case VertexKind::Function:
@@ -65,6 +76,34 @@ inline constexpr std::string_view ToString(MpiClass c) {
   return "?";
 }
 
+inline constexpr std::string_view ToString(OmpRegion r) {
+  switch (r) {
+  case OmpRegion::None:
+    return "none";
+  case OmpRegion::Parallel:
+    return "parallel";
+  case OmpRegion::Teams:
+    return "teams";
+  case OmpRegion::Task:
+    return "task";
+  }
+  return "?";
+}
+
+inline constexpr std::string_view ToString(Worksharing w) {
+  switch (w) {
+  case Worksharing::None:
+    return "none";
+  case Worksharing::Static:
+    return "static";
+  case Worksharing::Dynamic:
+    return "dynamic";
+  case Worksharing::Distribute:
+    return "distribute";
+  }
+  return "?";
+}
+
 inline std::optional<VertexKind> ParseVertexKind(std::string_view s) {
   for (auto k : {VertexKind::Function, VertexKind::Loop, VertexKind::Branch, VertexKind::Call,
                  VertexKind::Mpi, VertexKind::Comp})
@@ -78,6 +117,21 @@ inline std::optional<MpiClass> ParseMpiClass(std::string_view s) {
                  MpiClass::Completion, MpiClass::Collective, MpiClass::OneSided, MpiClass::Other})
     if (ToString(c) == s)
       return c;
+  return std::nullopt;
+}
+
+inline std::optional<OmpRegion> ParseOmpRegion(std::string_view s) {
+  for (auto r : {OmpRegion::None, OmpRegion::Parallel, OmpRegion::Teams, OmpRegion::Task})
+    if (ToString(r) == s)
+      return r;
+  return std::nullopt;
+}
+
+inline std::optional<Worksharing> ParseWorksharing(std::string_view s) {
+  for (auto w :
+       {Worksharing::None, Worksharing::Static, Worksharing::Dynamic, Worksharing::Distribute})
+    if (ToString(w) == s)
+      return w;
   return std::nullopt;
 }
 

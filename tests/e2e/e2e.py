@@ -52,12 +52,22 @@ EXAMPLES = {
 #                  the rank count: the loss must be named, with what grew
 #   merged_mpi     nothing injected; clang merges four MPI_Allreduce calls into
 #                  one call with no line: their time must stay communication
+#   hybrid_omp     MPI + OpenMP, 2 threads per rank; the cause is a loop inside
+#                  a parallel region on one thread of the last rank: its call
+#                  path must go through the region at the directive's line
 PROGRAMS = {
     "master_worker": ("bench/accuracy/programs/master_worker.c", "scalana-cc", ["inject"]),
     "tags": ("bench/accuracy/programs/tags.c", "scalana-cc", ["inject"]),
     "alltoall": ("tests/e2e/programs/alltoall.c", "scalana-cc", ["clean"]),
     "merged_mpi": ("tests/e2e/programs/merged_mpi.c", "scalana-cc", ["clean"]),
+    "hybrid_omp": ("tests/e2e/programs/hybrid_omp.c", "scalana-cc", ["inject"]),
 }
+# What a program needs beyond -O2 to build, and in its runs' environment.
+# libomp's idle threads sleep rather than spin: 8 ranks of 2 threads share
+# 2 cores here.
+PROGRAM_FLAGS = {"hybrid_omp": ["-fopenmp"]}
+PROGRAM_ENV = {"hybrid_omp": {"OMP_WAIT_POLICY": "passive"}}
+PARALLEL_DIRECTIVE = re.compile(r"^\s*#\s*pragma\s+omp\s+parallel\b")
 DEFAULT_SCALES = [1, 2, 4, 8]
 MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
 
@@ -147,8 +157,8 @@ def stage_build(ex):
     if ex.makefile:
         run(["make", "-f", ex.makefile, f"SCALANA_BIN={ex.bin_dir}/"], cwd=ex.work)
     else:
-        run([os.path.join(ex.bin_dir, ex.wrapper), "-O2", "-I", os.path.dirname(ex.source),
-             ex.source, "-o", ex.binary, "-lm"], cwd=ex.work)
+        run([os.path.join(ex.bin_dir, ex.wrapper), "-O2"] + PROGRAM_FLAGS.get(ex.name, []) +
+            ["-I", os.path.dirname(ex.source), ex.source, "-o", ex.binary, "-lm"], cwd=ex.work)
     ex.require_binary()
 
 
@@ -184,6 +194,7 @@ def stage_psg(ex):
 def stage_prof(ex, variant):
     ex.require_binary()
     mpi_environment()
+    os.environ.update(PROGRAM_ENV.get(ex.name, {}))
     args = ex.inject_args if variant == "inject" else []
     for np in ex.scales:
         out = ex.run_dir(variant, np)
@@ -236,6 +247,34 @@ def check_phase_pairing(causes, report_path):
     log(f"{crossings} crossing(s) from a Waitall land on a send of its own phase")
 
 
+def check_parallel_region_path(ex, runs, top, report_path):
+    """hybrid_omp: the injected loop is the body of a parallel region, which
+    clang outlines into `main.omp_outlined`. The reports must name the region
+    where the source has it, `main > parallel region (hybrid_omp.c:N)` at the
+    directive's line, in the JSON and in the text, and no compiler name."""
+    with open(ex.source) as f:
+        lines = [no for no, text in enumerate(f, 1) if PARALLEL_DIRECTIVE.match(text)]
+    if len(lines) != 1:
+        raise Failure(f"{ex.source}: expected one parallel directive, found lines {lines}")
+    directive = lines[0]
+    sites = [(s.get("function"), os.path.basename(s.get("file", "")), s.get("line"))
+             for s in top.get("call_sites") or []]
+    if top.get("call_path") != ["main", "parallel region"] or \
+            sites != [("parallel region", ex.source_name, directive)]:
+        raise Failure(f"the JSON report's call path of the top root cause is "
+                      f"{top.get('call_path')} through {sites}, expected main > parallel region "
+                      f"at {ex.source_name}:{directive} (report in {report_path})")
+    text = run([ex.scalana, "detect"] + runs)
+    want = f"call path: main > parallel region ({ex.source_name}:{directive})"
+    first = text.split("#2 ")[0]
+    if want not in first or f"{ex.source_name}:{ex.rc_line}" not in first:
+        raise Failure(f"the text report's first root cause is not {ex.source_name}:{ex.rc_line} "
+                      f"with '{want}':\n{first[-3000:]}")
+    if "omp_outlined" in text:
+        raise Failure("the text report names the compiler's outlined function:\n" + text[-3000:])
+    log(f"reached through the parallel region at {ex.source_name}:{directive}: {want}")
+
+
 def stage_detect(ex, variant):
     runs = [ex.run_dir(variant, np) for np in ex.scales]
     report_path = os.path.join(ex.work, f"detect-{variant}.json")
@@ -267,6 +306,8 @@ def stage_detect(ex, variant):
                 got = (ex.source_name, ex.rc_line)
         if ex.name == "tags":
             check_phase_pairing(causes, report_path)
+        if ex.name == "hybrid_omp":
+            check_parallel_region_path(ex, runs, top, report_path)
         if got != (ex.source_name, ex.rc_line):
             raise Failure(f"top root cause is {got[0]}:{got[1]}, expected "
                           f"{ex.source_name}:{ex.rc_line} (report in {report_path})")

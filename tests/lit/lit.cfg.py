@@ -55,3 +55,6 @@ if os.path.exists(os.path.join(bin_dir, "scalana-psg")):
     config.available_features.add("scalana-psg")
 if os.path.exists(config.scalana_flang):
     config.available_features.add("flang")
+# LLVM's OpenMP runtime, which clang's and flang's -fopenmp link.
+if os.path.exists(config.scalana_libomp):
+    config.available_features.add("openmp")

@@ -44,6 +44,24 @@ public:
     f_.vertices[v].callee = callee;
     return v;
   }
+  // An OpenMP construct's call of its outlined body (DIRECTIVE: the
+  // directive's line where the call has another, as flang's).
+  uint32_t Region(uint32_t parent, OmpRegion region, const std::string &body, uint32_t line,
+                  uint32_t directive = 0) {
+    uint32_t v = Call(parent, body, line);
+    f_.vertices[v].region = region;
+    f_.vertices[v].directive_line = directive;
+    return v;
+  }
+  // Marks the function the outlined body of a construct.
+  Fn &Outlined(OmpRegion region) {
+    f_.outlined = region;
+    return *this;
+  }
+  Fn &Worksharing(uint32_t loop, scalana::Worksharing kind) {
+    f_.vertices[loop].worksharing = kind;
+    return *this;
+  }
   uint32_t Indirect(uint32_t parent, uint32_t line, int32_t arm = -1) {
     uint32_t v = Add(VertexKind::Call, parent, line, line, arm);
     f_.vertices[v].indirect = true;

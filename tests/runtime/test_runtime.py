@@ -479,11 +479,21 @@ def case_blocked_signals(args):
 
 def case_openmp(args):
     shown, _ = profiled(args, ["-fopenmp"])
+    src = shown.src
+    region = "parallel region (%s:%d)" % (src.name, src.line("region"))
     for r in shown.prof["ranks"]:
         t0 = shown.samples(r["rank"], shown.loop_at("loop0"))
         t1 = shown.samples(r["rank"], shown.loop_at("loop1"))
         check(t1 > 0 and t0 > 0 and 0.33 < t1 / t0 < 3,
               "rank %d: OpenMP threads 0 and 1 both sampled (%d, %d samples)" % (r["rank"], t0, t1))
+        # Thread 0 (main's stack through libomp) and thread 1 (libomp's own
+        # stack: no frame of main) are both placed in the region of main.
+        for loop, call, fn in (("loop0", "call0", "spin_thread0"), ("loop1", "call1", "spin_thread1")):
+            want = ["main", region, "%s (%s:%d)" % (fn, src.name, src.line(call))]
+            paths = {tuple(shown.res[row[0]]["call_path"])
+                     for row in shown.rows(r["rank"], "vertices", shown.loop_at(loop))}
+            check(paths == {tuple(want)},
+                  "rank %d: the samples of %s are reached through %s: %s" % (r["rank"], fn, want, paths))
 
 
 def case_inlined(args):

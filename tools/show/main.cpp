@@ -28,6 +28,11 @@ struct Resolved {
   bool ok = false;
   std::string kind, location, function, label;
   std::vector<std::string> call_lines; // file:line of each call site, outermost first
+  // The vertex's calling context as reports print it: "main", "parallel
+  // region (a.c:27)", "spin (a.c:30)". Unlike call_lines it does not depend
+  // on which frames the context had: every thread's samples in one vertex
+  // share it.
+  std::vector<std::string> call_path;
 };
 
 // Every string printed in the text form that came from the profile, the
@@ -77,6 +82,12 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
       r.location = vx.loc.file + ":" + std::to_string(vx.loc.line);
       r.function = psg.FunctionOf(v).name;
       r.label = vx.label;
+      for (const CallSite &c : psg.CallSites(v)) {
+        std::string file = c.loc.file.substr(c.loc.file.rfind('/') + 1);
+        r.call_path.push_back(c.loc.line == 0 ? c.function
+                                              : c.function + " (" + file + ":" +
+                                                    std::to_string(c.loc.line) + ")");
+      }
       // A context ending in its call site twice names the call vertex itself.
       for (size_t k = 0; k + 1 < p.contexts[i].size(); ++k) {
         Context prefix(p.contexts[i].begin(), p.contexts[i].begin() + long(k) + 1);
@@ -209,7 +220,8 @@ void PrintJson(Profile p, std::optional<int> only_rank) {
                                              {"location", r.location},
                                              {"function", r.function},
                                              {"label", r.label},
-                                             {"call_lines", r.call_lines}}
+                                             {"call_lines", r.call_lines},
+                                             {"call_path", r.call_path}}
                             : nlohmann::json(nullptr));
   j["resolved"] = resolved;
   if (!note.empty())

@@ -1,6 +1,8 @@
 /* OpenMP threads are sampled: threads 0 and 1 of the parallel region do the
  * same work, each in a function of its own so the test can tell their
- * samples apart by where they land. */
+ * samples apart by where they land. The master thread runs its part from
+ * main's stack, the other thread from libomp's: both land under the region
+ * in main's PSG. */
 #include <mpi.h>
 #include <omp.h>
 
@@ -24,12 +26,12 @@ __attribute__((noinline)) static void spin_thread1(long n) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-#pragma omp parallel num_threads(2)
+#pragma omp parallel num_threads(2) /* @region */
   {
     if (omp_get_thread_num() == 0)
-      spin_thread0(1000000000L);
+      spin_thread0(1000000000L); /* @call0 */
     else
-      spin_thread1(1000000000L);
+      spin_thread1(1000000000L); /* @call1 */
   }
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
