@@ -1663,9 +1663,14 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
       row.ctx = ctx;
       row.samples += slot.samples;
       cpu_ns[ctx] += slot.cpu_ns;
-      row.counters.resize(size_t(t->counter_count));
-      for (int k = 0; k < t->counter_count; ++k)
-        row.counters[size_t(k)] += double(slot.counters[k]);
+      // The thread's counters may have stopped already (StopSources clears
+      // counter_count); its slots still hold what they counted. Threads
+      // without counters (descriptor budget) must not shorten the row.
+      size_t kept = size_t(t->counters_in_slots);
+      if (row.counters.size() < kept)
+        row.counters.resize(kept);
+      for (size_t k = 0; k < kept; ++k)
+        row.counters[k] += double(slot.counters[k]);
     }
   }
   for (auto &[ctx, row] : rows) {

@@ -171,6 +171,7 @@ bool StartCounters(ThreadSamples *t, std::string *why) {
   }
   t->papi_eventset = es;
   t->counter_count = n;
+  t->counters_in_slots = n;
   return true;
 }
 

@@ -54,7 +54,8 @@ struct ThreadSamples {
   volatile int in_handler;    // the sampling handler runs (libunwind masks signals too)
   int cpu_clock;              // clockid_t of the thread's CPU clock
   uint32_t frames_used;
-  int counter_count;
+  int counter_count;     // counters the handler reads now (0 once they stop)
+  int counters_in_slots; // counters the slots hold: kept after they stop
   // Set by the MPI wrappers on this thread: while `unwinding`, libunwind's
   // per-thread cache is being updated and must not be re-entered from the
   // handler; while `mpi_frames_length` > 0 the thread is inside an MPI call
