@@ -11,12 +11,17 @@ namespace {
 
 bool IssuesOperations(DepKind k) { return k == DepKind::Send || k == DepKind::Rma; }
 
-// Operations per target rank of the rows on one vertex.
+// What a hot spot draws: operations (messages, puts) or bytes. exstack's
+// puts go to every PE alike in number but 4.6x the bytes to PE 0.
+constexpr int kMeasures = 2; // HotMeasure::Operations, HotMeasure::Bytes
+
+// Operations and bytes per target rank of the rows on one vertex.
 struct Fanout {
-  std::map<int, uint64_t> to;
+  std::map<int, uint64_t> to[kMeasures];
+  uint64_t total[kMeasures] = {0, 0};
   std::map<int, std::vector<int>> from; // target -> producing ranks
-  uint64_t total = 0;
   DepKind kind = DepKind::Send;
+  uint64_t operations() const { return total[int(HotMeasure::Operations)]; }
 };
 
 std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
@@ -34,8 +39,11 @@ std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
         continue;
       Fanout &f = out[s.vertex];
       f.kind = e.kind;
-      f.to[e.peer_rank] += e.count;
-      f.total += e.count;
+      const uint64_t amount[kMeasures] = {e.count, e.bytes};
+      for (int m = 0; m < kMeasures; ++m) {
+        f.to[m][e.peer_rank] += amount[m];
+        f.total[m] += amount[m];
+      }
       std::vector<int> &p = f.from[e.peer_rank];
       if (p.empty() || p.back() != e.rank)
         p.push_back(e.rank);
@@ -59,9 +67,11 @@ std::map<SourceCall, Fanout> FanoutBySourceCall(const Psg &psg,
   std::map<SourceCall, Fanout> out;
   for (const auto &[vertex, f] : fans) {
     Fanout &sum = out[SourceCallOf(psg, vertex)];
-    for (const auto &[target, n] : f.to)
-      sum.to[target] += n;
-    sum.total += f.total;
+    for (int m = 0; m < kMeasures; ++m) {
+      for (const auto &[target, n] : f.to[m])
+        sum.to[m][target] += n;
+      sum.total[m] += f.total[m];
+    }
   }
   return out;
 }
@@ -94,43 +104,58 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
     fans.push_back(FanoutByVertex(psg, r));
   const std::map<SourceCall, Fanout> by_call = FanoutBySourceCall(psg, fans[big]);
   for (const auto &[vertex, f] : fans[big]) {
-    if (f.total < opts.min_operations)
+    if (f.operations() < opts.min_operations)
       continue;
     // A call that addresses one or two ranks by design (workers reporting to
     // a master, a pipeline's next stage) funnels, it has no hot spot: a hot
     // spot is one target of many drawing more than its share.
-    if (f.to.size() < std::max<size_t>(2, size_t(run.world_size) / 2))
+    if (f.to[0].size() < std::max<size_t>(2, size_t(run.world_size) / 2))
       continue;
-    std::vector<std::pair<int, double>> shares;
-    for (const auto &[target, n] : f.to)
-      shares.push_back({target, double(n) / double(f.total)});
-    std::sort(shares.begin(), shares.end(),
-              [](const auto &a, const auto &b) { return a.second > b.second; });
     const Fanout &call = by_call.at(SourceCallOf(psg, vertex));
-    for (const auto &[target, share] : shares) {
-      if (share < threshold)
-        break;
-      // The target must also draw more than its share of the call's
-      // operations over every path to it. Where it does not, the call's
-      // operations were only split between paths by timing (replies to a
-      // late rank sent from the termination phase's polling rather than
-      // the main loop's): the target receives no more than the others.
-      auto it = call.to.find(target);
-      if (it == call.to.end() ||
-          double(it->second) / double(call.total) < opts.call_share_factor / run.world_size)
+    std::vector<int> hot_by_operations;
+    for (HotMeasure measure : {HotMeasure::Operations, HotMeasure::Bytes}) {
+      const int m = int(measure);
+      if (f.total[m] == 0 || call.total[m] == 0)
         continue;
-      HotSpot h;
-      h.vertex = vertex;
-      h.loop = EnclosingLoop(psg, vertex);
-      h.kind = f.kind;
-      h.target_rank = target;
-      h.share = share;
-      h.fair_share = 1.0 / run.world_size;
-      h.to_target = f.to.at(target);
-      h.total = f.total;
-      h.producers = f.from.at(target);
-      h.top_targets.assign(shares.begin(), shares.begin() + std::min<size_t>(shares.size(), 4));
-      out.push_back(std::move(h));
+      std::vector<std::pair<int, double>> shares;
+      for (const auto &[target, n] : f.to[m])
+        shares.push_back({target, double(n) / double(f.total[m])});
+      std::sort(shares.begin(), shares.end(),
+                [](const auto &a, const auto &b) { return a.second > b.second; });
+      for (const auto &[target, share] : shares) {
+        if (share < threshold)
+          break;
+        // A target hot by operations is reported once, by them.
+        if (std::count(hot_by_operations.begin(), hot_by_operations.end(), target))
+          continue;
+        // The target must also draw more than its share of the call's
+        // operations (bytes) over every path to it. Where it does not, the
+        // call's operations were only split between paths by timing
+        // (replies to a late rank sent from the termination phase's polling
+        // rather than the main loop's): the target receives no more than
+        // the others.
+        auto it = call.to[m].find(target);
+        if (it == call.to[m].end() ||
+            double(it->second) / double(call.total[m]) < opts.call_share_factor / run.world_size)
+          continue;
+        if (measure == HotMeasure::Operations)
+          hot_by_operations.push_back(target);
+        HotSpot h;
+        h.vertex = vertex;
+        h.loop = EnclosingLoop(psg, vertex);
+        h.kind = f.kind;
+        h.measure = measure;
+        h.target_rank = target;
+        h.share = share;
+        h.fair_share = 1.0 / run.world_size;
+        h.to_target = f.to[0].at(target);
+        h.total = f.operations();
+        h.bytes_to_target = f.to[1].at(target);
+        h.bytes = f.total[1];
+        h.producers = f.from.at(target);
+        h.top_targets.assign(shares.begin(), shares.begin() + std::min<size_t>(shares.size(), 4));
+        out.push_back(std::move(h));
+      }
     }
   }
   // The same call's hottest target at every scale (another rank id at
@@ -139,13 +164,14 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
   // the rank count.
   for (size_t ri = 0; ri < runs.size(); ++ri) {
     for (HotSpot &h : out) {
+      const int m = int(h.measure);
       auto it = fans[ri].find(h.vertex);
-      if (it == fans[ri].end() || it->second.total == 0)
+      if (it == fans[ri].end() || it->second.total[m] == 0)
         continue;
       HotSpot::Scale sc{runs[ri].world_size, -1, 0};
-      for (const auto &[target, n] : it->second.to)
-        if (double(n) / it->second.total > sc.share)
-          sc.target = target, sc.share = double(n) / it->second.total;
+      for (const auto &[target, n] : it->second.to[m])
+        if (double(n) / it->second.total[m] > sc.share)
+          sc.target = target, sc.share = double(n) / it->second.total[m];
       h.by_scale.push_back(sc);
     }
   }

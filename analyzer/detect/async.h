@@ -13,16 +13,22 @@ namespace scalana {
 
 // One target rank that receives far more than its fair share of the
 // operations (sends or one-sided operations) issued at one call site.
+// What a hot spot's target draws more than its share of.
+enum class HotMeasure { Operations, Bytes };
+
 struct HotSpot {
   VertexId vertex = kNoVertex; // the send or one-sided call issuing them
   VertexId loop = kNoVertex;   // the innermost loop around it: the producers' loop
   DepKind kind = DepKind::Send;
+  // Operations, or bytes when the target is hot by bytes only.
+  HotMeasure measure = HotMeasure::Operations;
   int target_rank = -1;
-  double share = 0;                  // of the call's operations, in the run it was found in
+  double share = 0;                  // of the call's MEASURE, in the run it was found in
   double fair_share = 0;             // 1 / ranks
   uint64_t to_target = 0, total = 0; // operations
+  uint64_t bytes_to_target = 0, bytes = 0;
   std::vector<int> producers;        // ranks that sent to the target
-  // The largest shares of that call's operations, by target rank, largest first.
+  // The largest shares of that call's MEASURE, by target rank, largest first.
   std::vector<std::pair<int, double>> top_targets;
   // The call's hottest target and its share in every run where it has rows.
   struct Scale {

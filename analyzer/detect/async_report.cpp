@@ -21,13 +21,20 @@ void WriteHotSpotsText(const ReportInput &in, std::ostream &out) {
   const std::vector<HotSpot> &spots = in.result.hot_spots;
   if (spots.empty())
     return;
-  out << "\nhot spots (targets with far more than their fair share of one call's operations):\n";
+  out << "\nhot spots (targets with far more than their fair share of one call's operations "
+         "or bytes):\n";
   size_t n = 0;
   for (const HotSpot &h : spots) {
+    const bool by_bytes = h.measure == HotMeasure::Bytes;
     out << "  #" << ++n << " rank " << h.target_rank << " receives " << Percent(h.share)
-        << " of the " << OperationWord(h.kind) << " of " << Safe(Describe(in.psg, h.vertex))
-        << " at " << Safe(Where(in.psg, h.vertex)) << " (" << h.to_target << " of " << h.total
-        << "; fair share " << Percent(h.fair_share) << ")\n";
+        << " of the " << (by_bytes ? "bytes" : OperationWord(h.kind)) << " of "
+        << Safe(Describe(in.psg, h.vertex)) << " at " << Safe(Where(in.psg, h.vertex)) << " (";
+    if (by_bytes)
+      out << h.bytes_to_target << " of " << h.bytes << " bytes, in " << h.to_target << " of "
+          << h.total << " " << OperationWord(h.kind);
+    else
+      out << h.to_target << " of " << h.total;
+    out << "; fair share " << Percent(h.fair_share) << ")\n";
     if (h.loop != kNoVertex)
       out << "     producers' loop: " << Safe(Where(in.psg, h.loop)) << " in "
           << Safe(FunctionName(in.psg, h.loop)) << ", on " << RankList(h.producers) << "\n";
@@ -52,8 +59,11 @@ void WriteHotSpotsJson(const ReportInput &in, nlohmann::json &doc) {
     j["target_rank"] = h.target_rank;
     j["share"] = h.share;
     j["fair_share"] = h.fair_share;
+    j["measure"] = h.measure == HotMeasure::Bytes ? "bytes" : "operations";
     j["operations_to_target"] = h.to_target;
     j["operations"] = h.total;
+    j["bytes_to_target"] = h.bytes_to_target;
+    j["bytes"] = h.bytes;
     j["kind"] = h.kind == DepKind::Rma ? "rma" : "send";
     j["name"] = VertexName(in.psg, h.vertex);
     j["file"] = FileOf(in.psg, h.vertex);

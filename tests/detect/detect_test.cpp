@@ -1349,6 +1349,64 @@ TEST(DetectHotSpots, ASkewTheWholeCallShowsIsAHotSpotOfItsPath) {
   EXPECT_TRUE(end_found);
 }
 
+// exstack-style puts: every PE puts 120 times to every other PE, with
+// BIG_TO_0 bytes per put to PE 0 and 64 bytes to the others.
+std::vector<HotSpot> HotSpotsOfPuts(uint64_t big_to_0, VertexId *put) {
+  FnBuilder main{"main"};
+  uint32_t loop = main.Add(0, VertexKind::Loop, 10);
+  uint32_t call = main.Add(loop, VertexKind::Mpi, 11, "shmem_putmem", MpiClass::OneSided);
+  Psg psg = Psg::Build({main.fn});
+  std::vector<scalana::Run> runs;
+  for (int world : {4, 8}) {
+    ProfileBuilder b(world);
+    b.p.contexts.push_back({main.Id(call)});
+    const uint32_t ctx = uint32_t(b.p.contexts.size() - 1);
+    for (int r = 0; r < world; ++r) {
+      b.p.ranks[r].mpi.push_back({ctx, uint64_t(120 * (world - 1)), 0.0, 0});
+      for (int q = 0; q < world; ++q) {
+        if (q == r)
+          continue;
+        DepRow d;
+        d.ctx = ctx;
+        d.kind = DepKind::Rma;
+        d.peer = q;
+        d.count = 120;
+        d.bytes = 120 * (q == 0 ? big_to_0 : 64);
+        b.p.ranks[r].deps.push_back(d);
+      }
+    }
+    runs.push_back(BuildRun(psg, b.p, "np" + std::to_string(world)));
+  }
+  *put = psg.Resolve({main.Id(call)});
+  return FindHotSpots(psg, runs, 1);
+}
+
+TEST(DetectHotSpots, ATargetOfFarMoreBytesIsAHotSpotByBytes) {
+  VertexId put;
+  std::vector<HotSpot> spots = HotSpotsOfPuts(64 * 10, &put);
+  ASSERT_EQ(spots.size(), 1u);
+  const HotSpot &h = spots[0];
+  EXPECT_EQ(h.vertex, put);
+  EXPECT_EQ(h.measure, HotMeasure::Bytes);
+  EXPECT_EQ(h.target_rank, 0);
+  // 7 PEs put 120 x 640 bytes to PE 0; each other PE gets 120 x 64 from 7.
+  EXPECT_EQ(h.bytes_to_target, 7u * 120 * 640);
+  EXPECT_EQ(h.bytes, 7u * 120 * 640 + 7u * 7 * 120 * 64);
+  EXPECT_NEAR(h.share, 640.0 / (640 + 7 * 64), 1e-9);
+  EXPECT_EQ(h.to_target, 7u * 120); // its fair share of the puts
+  ASSERT_EQ(h.by_scale.size(), 2u);
+  EXPECT_EQ(h.by_scale[0].ranks, 4);
+  EXPECT_EQ(h.by_scale[0].target, 0);
+  EXPECT_NEAR(h.by_scale[0].share, 640.0 / (640 + 3 * 64), 1e-9);
+}
+
+TEST(DetectHotSpots, EvenBytesAndOperationsAreNoHotSpot) {
+  VertexId put;
+  EXPECT_TRUE(HotSpotsOfPuts(64, &put).empty());
+  // 1.5x the bytes to PE 0 at 8 PEs is 21% of them: under twice the fair share.
+  EXPECT_TRUE(HotSpotsOfPuts(96, &put).empty());
+}
+
 TEST(DetectReport, CallSitesTellTwoCallsOfOneFunctionApart) {
   // main: MPI_Init(104); Dot() at 145; loop(150){ compute }; Dot() at 152
   // Dot: loop(97); MPI_Allreduce(99). Only the Allreduce reached from line
