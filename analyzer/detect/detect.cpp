@@ -831,8 +831,10 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       ++rc.waiting_ranks;
     }
     rc.wall_time = big.meta.wall_time > 0 ? big.meta.wall_time : big_max;
-    if (int slot = big.SlotOf(rc.culprit_rank); slot >= 0)
+    if (int slot = big.SlotOf(rc.culprit_rank); slot >= 0) {
       rc.rank_time = big.rank_total[slot];
+      rc.rank_cpu = big.rank_cpu[slot];
+    }
     if (!s)
       continue;
     double med = median_of(rc.vertex, *s);

@@ -152,6 +152,7 @@ struct RootCause {
   // time a fix would save: its cost when other ranks wait for it or its rank
   // is the slowest, else 0 (it is off the critical path).
   double rank_time = 0, wall_time = 0, waits_caused = 0, saved_seconds = 0;
+  double rank_cpu = 0; // the culprit rank's CPU time (all threads, MPI polling included)
   int waiting_ranks = 0;
   // A communication vertex that no computation explains (its backtracking
   // path reached no problematic computation): GROWTH says what grew with the

@@ -209,10 +209,16 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   run.slot_of_vertex.assign(psg.vertices().size(), -1);
 
   // 2. Per-vertex arrays over ranks.
+  run.rank_cpu.assign(nslots, 0.f);
   for (int slot = 0; slot < nslots; ++slot) {
     if (rank_index[slot] == SIZE_MAX)
       continue;
     const RankData &rd = profile.ranks[rank_index[slot]];
+    double sampled = 0;
+    for (const VertexRow &row : rd.vertices)
+      sampled += row.cpu_seconds;
+    // The rank's CPU clock where the runtime read it, else its samples' sum.
+    run.rank_cpu[slot] = float(rd.cpu_time > 0 ? rd.cpu_time : sampled);
     for (const VertexRow &row : rd.vertices) {
       VertexId v = vertex_of(row.ctx);
       // Measured CPU time: each sample stands for the time since the one

@@ -53,6 +53,7 @@ struct Run {
   std::vector<VertexSeries> series;
   std::vector<int32_t> slot_of_vertex; // VertexId -> index into series, -1: no data
   std::vector<float> rank_total;       // inclusive time of the root per slot
+  std::vector<float> rank_cpu;         // CPU seconds of each slot's rank, all its threads
   double total_time = 0;               // max over ranks of rank_total
   uint64_t contexts = 0, unresolved_contexts = 0, unresolved_rows = 0;
   double unresolved_seconds = 0;

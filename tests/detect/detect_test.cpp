@@ -1006,6 +1006,31 @@ TEST(DetectRanking, OneLineInTwoContextsIsOneCauseWithTheirCostsSummed) {
   EXPECT_EQ(at_line, 1);
 }
 
+TEST(DetectReport, ComputationCostIsAShareOfTheRanksCpuTime) {
+  // Rank 5's relax costs 2 s over the median; the rank's CPU clock read
+  // 10 s (its MPI polling included). The cost is 20% of that CPU time.
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 5 ? 3.0 : 1.0);
+    b.p.ranks[r].cpu_time = r == 5 ? 10.0 : 4.0;
+  }
+  std::vector<scalana::Run> runs{BuildRun(h.psg, b.p, "run8")};
+  DetectOptions o;
+  DetectResult res = Detect(h.psg, runs, o);
+  const RootCause *rc = FindCause(res, h.V(h.relax));
+  ASSERT_NE(rc, nullptr);
+  EXPECT_NEAR(rc->rank_cpu, 10.0, 1e-6);
+  ReportInput in{h.psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream text, js;
+  WriteTextReport(in, text);
+  EXPECT_NE(text.str().find("20.0% of that rank's CPU time 10.000 s"), std::string::npos)
+      << text.str();
+  WriteJsonReport(in, js);
+  auto doc = nlohmann::json::parse(js.str());
+  EXPECT_NEAR(doc["root_causes"][0]["rank_cpu_seconds"].get<double>(), 10.0, 1e-6);
+}
+
 TEST(DetectRanking, OnlyThinEvidenceIsInconclusive) {
   HaloProgram h;
   ProfileBuilder b(8);
