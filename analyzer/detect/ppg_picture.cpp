@@ -61,10 +61,15 @@ std::string CallerSite(const Psg &psg, VertexId v) {
 }
 
 // A vertex's name cut to N characters: symbols by ReadableName (which elides
-// C++ parameter lists), the other names (an indirect call's targets) as text.
+// C++ parameter lists and, taking "in f" for a return type and a name, would
+// drop the "in"), an indirect call's targets as text.
 std::string ShortName(const Psg &psg, VertexId v, size_t n) {
   std::string name = VertexName(psg, v);
-  return name.rfind("(indirect", 0) == 0 ? Cut(name, n) : ReadableName(name, n);
+  if (name.rfind("(indirect", 0) == 0)
+    return Cut(name, n);
+  if (name.rfind("in ", 0) == 0) // "in relax": the code of a function
+    return "in " + ReadableName(name.substr(3), n > 6 ? n - 3 : 3);
+  return ReadableName(name, n);
 }
 
 std::string RanksText(const std::vector<int> &ranks) {
