@@ -472,5 +472,38 @@ TEST(PpgPicture, RanksVisitingTheSameVerticesShareAColumn) {
   EXPECT_EQ(report_common::RankRanges({0, 2, 4, 6, 8, 10, 12}, 8), "0,2,4,6,...");
 }
 
+TEST(PpgPicture, ManyDistinctRanksStayWithinTheColumnBound) {
+  Siblings t;
+  std::vector<scalana::Run> runs{t.MakeRun(64, true)};
+  const int nv = int(t.psg.vertices().size());
+  ASSERT_GE(nv, 4);
+  // Rank r visits the vertices of the bits of r + 1, a set of its own; the
+  // path ends on rank 0, the culprit, which visits the fewest.
+  RootCause rc;
+  rc.culprit_rank = 0;
+  const int ranks = std::min(40, (1 << nv) - 1);
+  for (int i = 1; i <= ranks; ++i) {
+    int rank = i % ranks;
+    for (int v = 0; v < nv; ++v)
+      if ((rank + 1) >> v & 1)
+        rc.path.push_back(PathStep{VertexId(v), rank, 0.1, 0.2, "p2p", false});
+  }
+  rc.vertex = rc.path.back().vertex;
+  DetectResult res;
+  res.root_causes.push_back(rc);
+  DetectOptions o;
+  ReportInput in{t.psg, runs, res, o, "app", {}};
+  report_common::PpgPicture pic = report_common::BuildPpgPicture(in, 5, 400);
+  EXPECT_EQ(pic.ranks, size_t(ranks));
+  EXPECT_EQ(pic.columns, report_common::kMaxPpgColumns);
+  std::vector<std::string> cols = DotLabels(pic.dot, "col");
+  ASSERT_EQ(cols.size(), report_common::kMaxPpgColumns);
+  ASSERT_GT(ranks, int(report_common::kMaxPpgColumns));
+  EXPECT_NE(std::find(cols.begin(), cols.end(), "rank 0"), cols.end())
+      << "the culprit keeps a column of its own";
+  for (const std::string &c : cols)
+    EXPECT_LE(c.size(), std::string("ranks 0-3,5-63,...\\n(63 ranks)").size()) << c;
+}
+
 } // namespace
 } // namespace scalana
