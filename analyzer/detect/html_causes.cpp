@@ -124,9 +124,11 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
     out << "<div class=cause id=cause" << n << "><div class=facts><b>#" << n << " "
         << ToString(x.kind) << " at <a href='#src-v" << rc.vertex << "'><code>"
         << HtmlEscape(Where(in.psg, rc.vertex)) << "</code></a></b> in <code>"
-        << HtmlEscape(FunctionName(in.psg, rc.vertex)) << "</code><br>ranks "
-        << HtmlEscape(RankList(rc.ranks)) << "<br>call path: <code>"
-        << HtmlEscape(JoinPath(CallSites(in.psg, rc.vertex))) << "</code>"
+        << HtmlEscape(FunctionName(in.psg, rc.vertex)) << "</code><br>"
+        << (rc.ranks.size() == 1 ? "rank " : "ranks ") << HtmlEscape(RankRanges(rc.ranks, 80))
+        << (rc.ranks.size() > 1 ? " (" + RankCount(int(rc.ranks.size())) + ")" : "")
+        << "<br>call path: <code>" << HtmlEscape(JoinPath(CallSites(in.psg, rc.vertex)))
+        << "</code>"
         << (rc.contexts > 1 ? " (the costliest of the line's " + std::to_string(rc.contexts) +
                                   " contexts; figures are the line's)"
                             : std::string())

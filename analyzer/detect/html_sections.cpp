@@ -174,9 +174,10 @@ void WriteAbnormal(const ReportInput &in, std::ostream &out) {
       break;
     out << "<tr><td>" << HtmlEscape(in.runs[ab.run].label) << "</td><td>"
         << HtmlEscape(Where(in.psg, ab.vertex)) << "</td><td>"
-        << HtmlEscape(Desc(in.psg, ab.vertex)) << "</td><td>" << HtmlEscape(RankList(ab.ranks, 8))
-        << "</td><td>rank " << ab.worst_rank << ": " << Fmt("%.3f", ab.worst_time) << " s</td><td>"
-        << Fmt("%.3f", ab.median) << " s</td></tr>\n";
+        << HtmlEscape(Desc(in.psg, ab.vertex)) << "</td><td>"
+        << HtmlEscape(RankRanges(ab.ranks, 40)) << "</td><td>rank " << ab.worst_rank << ": "
+        << Fmt("%.3f", ab.worst_time) << " s</td><td>" << Fmt("%.3f", ab.median)
+        << " s</td></tr>\n";
   }
   out << "</table>\n";
 }
