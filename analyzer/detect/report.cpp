@@ -140,26 +140,6 @@ std::string SamplingLine(const std::vector<Run> &runs) {
   return line + "\n";
 }
 
-// What made RC a cause. A vertex that is neither abnormal nor non-scalable
-// itself is where backtracking from one that is ended (the call it leads
-// into, or its line's contexts summed): said so, never left blank.
-std::string WhyText(const RootCause &rc) {
-  std::string s = rc.abnormal ? "abnormal" : "";
-  if (rc.non_scalable)
-    s += (s.empty() ? "" : ", ") + std::string("non-scalable");
-  if (rc.communication)
-    s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
-  if (s.empty())
-    s = "reached by backtracking from the problematic vertex the path starts at; neither "
-        "abnormal nor non-scalable on its own" +
-        std::string(rc.contexts > 1 ? " (its line is, with its contexts summed)" : "");
-  return s;
-}
-
-// "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
-std::string Percent(double part, double whole) {
-  return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");
-}
 } // namespace
 
 void WriteTextReport(const ReportInput &in, std::ostream &out) {

@@ -113,6 +113,24 @@ std::string RankList(const std::vector<int> &ranks, size_t max) {
   return s;
 }
 
+std::string RankRanges(const std::vector<int> &ranks, size_t max_chars) {
+  std::vector<int> r(ranks);
+  std::sort(r.begin(), r.end());
+  r.erase(std::unique(r.begin(), r.end()), r.end());
+  std::string s;
+  for (size_t i = 0; i < r.size();) {
+    size_t j = i;
+    while (j + 1 < r.size() && r[j + 1] == r[j] + 1)
+      ++j;
+    std::string piece = std::to_string(r[i]) + (j > i ? "-" + std::to_string(r[j]) : "");
+    if (!s.empty() && s.size() + 1 + piece.size() > max_chars)
+      return s + ",...";
+    s += (s.empty() ? "" : ",") + piece;
+    i = j + 1;
+  }
+  return s;
+}
+
 std::string JoinPath(const std::vector<std::string> &parts) {
   std::string s;
   for (size_t i = 0; i < parts.size(); ++i)
@@ -176,6 +194,27 @@ std::string NotFound(const ReportInput &in, VertexId v) {
   return dirs.empty() ? s : s + ")";
 }
 
+// What made RC a cause. A vertex that is neither abnormal nor non-scalable
+// itself is where backtracking from one that is ended (the call it leads
+// into, or its line's contexts summed): said so, never left blank.
+std::string WhyText(const RootCause &rc) {
+  std::string s = rc.abnormal ? "abnormal" : "";
+  if (rc.non_scalable)
+    s += (s.empty() ? "" : ", ") + std::string("non-scalable");
+  if (rc.communication)
+    s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
+  if (s.empty())
+    s = "reached by backtracking from the problematic vertex the path starts at; neither "
+        "abnormal nor non-scalable on its own" +
+        std::string(rc.contexts > 1 ? " (its line is, with its contexts summed)" : "");
+  return s;
+}
+
+// "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
+std::string Percent(double part, double whole) {
+  return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");
+}
+
 const Run &BigRun(const ReportInput &in) { return in.runs[in.result.backtrack_run]; }
 
 double Total(const ReportInput &in) { return BigRun(in).total_time; }
@@ -208,175 +247,6 @@ std::vector<size_t> ProgramOrder(const Psg &psg) {
     if (o == SIZE_MAX)
       o = next++;
   return order;
-}
-
-namespace {
-
-// A DOT double-quoted string: quotes and backslashes escaped, controls shown
-// escaped; dot itself turns < > & into entities in its SVG.
-std::string DotQuote(const std::string &s) {
-  std::string o = "\"";
-  size_t start = 0;
-  while (true) {
-    size_t nl = s.find('\n', start);
-    for (char c : EscapeControls(s.substr(start, nl == std::string::npos ? nl : nl - start))) {
-      if (c == '"' || c == '\\')
-        o += '\\';
-      o += c;
-    }
-    if (nl == std::string::npos)
-      break;
-    o += "\\n"; // a line break of the label
-    start = nl + 1;
-  }
-  return o + "\"";
-}
-
-const char *const kCauseColours[] = {"#c0392b", "#2471a3", "#7d3c98", "#1e8449", "#b9770e"};
-
-} // namespace
-
-PpgPicture BuildPpgPicture(const ReportInput &in, size_t max_causes, size_t max_nodes,
-                           const std::function<std::string(VertexId)> &link) {
-  PpgPicture pic;
-  const Psg &psg = in.psg;
-  const std::vector<size_t> order = ProgramOrder(psg);
-  struct Node {
-    VertexId v;
-    int rank;
-    bool problematic = false, cause = false;
-    double time = 0;
-  };
-  std::vector<Node> nodes;
-  std::map<std::pair<VertexId, int>, size_t> index;
-  struct Arrow {
-    size_t from, to;
-    std::string via;
-    double wait;
-    size_t cause;
-  };
-  std::vector<Arrow> arrows;
-  std::set<std::pair<size_t, size_t>> seen;
-  auto node = [&](const PathStep &ps) -> long {
-    auto key = std::make_pair(ps.vertex, ps.rank);
-    auto it = index.find(key);
-    if (it != index.end())
-      return long(it->second);
-    if (nodes.size() >= max_nodes)
-      return -1;
-    index[key] = nodes.size();
-    nodes.push_back({ps.vertex, ps.rank});
-    return long(nodes.size() - 1);
-  };
-  const auto &causes = in.result.root_causes;
-  for (size_t c = 0; c < causes.size() && c < max_causes; ++c) {
-    ++pic.causes;
-    long prev = -1;
-    for (const PathStep &ps : causes[c].path) {
-      long n = node(ps);
-      if (n < 0) {
-        pic.truncated = true;
-        break;
-      }
-      nodes[n].problematic |= ps.problematic;
-      nodes[n].time = ps.time;
-      if (prev >= 0 && prev != n && seen.insert({size_t(prev), size_t(n)}).second)
-        arrows.push_back({size_t(prev), size_t(n), ps.via, ps.wait, c});
-      prev = n;
-    }
-    if (prev >= 0 && causes[c].path.empty() == false)
-      nodes[prev].cause = true;
-    if (causes[c].path.empty()) { // a cause found without a walk: its vertex alone
-      PathStep ps;
-      ps.vertex = causes[c].vertex;
-      ps.rank = causes[c].culprit_rank;
-      ps.problematic = true;
-      long n = node(ps);
-      if (n >= 0)
-        nodes[n].cause = nodes[n].problematic = true;
-    }
-  }
-  pic.nodes = nodes.size();
-
-  // Grid: columns are the ranks visited, rows the vertices in program order.
-  std::vector<int> cols;
-  std::vector<VertexId> rows;
-  for (const Node &n : nodes) {
-    cols.push_back(n.rank);
-    rows.push_back(n.v);
-  }
-  std::sort(cols.begin(), cols.end());
-  cols.erase(std::unique(cols.begin(), cols.end()), cols.end());
-  std::sort(rows.begin(), rows.end(), [&](VertexId a, VertexId b) { return order[a] < order[b]; });
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-  auto col_of = [&](int r) { return std::lower_bound(cols.begin(), cols.end(), r) - cols.begin(); };
-  auto row_of = [&](VertexId v) { return std::find(rows.begin(), rows.end(), v) - rows.begin(); };
-  const double kColW = 132, kRowH = 50, kLabelW = 260;
-  auto pos = [](double x, double y) {
-    return "\"" + Fmt("%.0f", x) + "," + Fmt("%.0f", y) + "!\"";
-  };
-
-  std::ostringstream d;
-  d << "digraph ppg {\n  graph [fontname=\"Helvetica\" fontsize=10 splines=true];\n"
-    << "  node [shape=box style=\"rounded,filled\" fillcolor=\"#eef2f7\" fontname=\"Helvetica\" "
-       "fontsize=9 width=1.7 height=0.5 fixedsize=true];\n"
-    << "  edge [fontname=\"Helvetica\" fontsize=8];\n";
-  for (size_t c = 0; c < cols.size(); ++c)
-    d << "  col" << c << " [id=\"col" << c << "\" shape=plaintext style=\"\" fontsize=11 label="
-      << DotQuote("rank " + std::to_string(cols[c])) << " pos=" << pos(kLabelW + c * kColW, kRowH)
-      << "];\n";
-  for (size_t r = 0; r < rows.size(); ++r) {
-    VertexId v = rows[r];
-    std::string text = ReadableName(Describe(psg, v), 48) + "\n" + BaseName(FileOf(psg, v)) + ":" +
-                       std::to_string(psg.vertex(v).loc.line);
-    d << "  row" << r << " [id=\"row" << r
-      << "\" shape=plaintext style=\"\" width=3.4 label=" << DotQuote(text)
-      << " pos=" << pos(kLabelW / 2 - 20, -double(r) * kRowH) << "];\n";
-  }
-  for (size_t i = 0; i < nodes.size(); ++i) {
-    const Node &n = nodes[i];
-    const Vertex &x = psg.vertex(n.v);
-    std::string cls = n.problematic ? "ppgnode problematic" : "ppgnode";
-    if (n.cause)
-      cls += " rootcause";
-    d << "  n" << i << " [id=\"pv" << n.v << "_r" << n.rank << "\" class=\"" << cls << "\" label="
-      << DotQuote(std::string(ToString(x.kind)) + " " + ReadableName(VertexName(psg, n.v), 22) +
-                  "\n" + Fmt("%.3f s", n.time))
-      << " tooltip="
-      << DotQuote(Describe(psg, n.v) + " at " + Where(psg, n.v) + ", rank " +
-                  std::to_string(n.rank) + ": " + Fmt("%.4f s", n.time))
-      << " pos=" << pos(kLabelW + col_of(n.rank) * kColW, -double(row_of(n.v)) * kRowH);
-    if (n.problematic)
-      d << " fillcolor=\"#f5b7b1\"";
-    if (n.cause)
-      d << " penwidth=2.5 color=\"#922b21\"";
-    std::string url = link ? link(n.v) : "";
-    if (!url.empty())
-      d << " URL=" << DotQuote(url);
-    d << "];\n";
-  }
-  for (size_t i = 0; i < arrows.size(); ++i) {
-    const Arrow &a = arrows[i];
-    bool cross = nodes[a.from].rank != nodes[a.to].rank;
-    (cross ? pic.crossings : pic.steps)++;
-    d << "  n" << a.from << " -> n" << a.to << " [id=\"arrow" << i << "\" class=\""
-      << (cross ? "crossing" : "step") << " cause" << a.cause + 1 << "\" color=\""
-      << kCauseColours[a.cause % 5] << "\"";
-    if (cross)
-      d << " penwidth=2 label=" << DotQuote(a.via + " " + Fmt("%.3f s", a.wait));
-    else
-      d << " style=dashed";
-    d << "];\n";
-  }
-  d << "}\n";
-  pic.dot = d.str();
-  return pic;
-}
-
-void WritePpgDot(const ReportInput &in, std::ostream &out) {
-  out << "// PPG backtracking paths of " << EscapeControls(in.binary)
-      << " (lay out with: neato -n2 -Tsvg, or dot -Tsvg)\n"
-      << BuildPpgPicture(in, 10, 2000).dot;
 }
 
 } // namespace report_common

@@ -4,8 +4,8 @@
 
 #include "detect/report.h"
 
+#include <cstdint>
 #include <functional>
-
 #include <ostream>
 #include <string>
 #include <vector>
@@ -39,6 +39,10 @@ std::string RankCount(int n);
 
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);
 
+// Ascending, runs of consecutive ranks as ranges: "0-3,7,9-12"; cut with
+// ",..." before it passes MAX_CHARS (the count of ranks is the caller's).
+std::string RankRanges(const std::vector<int> &ranks, size_t max_chars = SIZE_MAX);
+
 std::string JoinPath(const std::vector<std::string> &parts);
 
 // Every string of the text report that came from a file or the command line
@@ -56,6 +60,12 @@ std::vector<std::string> SourceDirsOf(const ReportInput &in, VertexId v);
 // elsewhere, or move the sources back) is plain.
 std::string NotFound(const ReportInput &in, VertexId v);
 
+// What made RC a cause, in words (never blank).
+std::string WhyText(const RootCause &rc);
+
+// "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
+std::string Percent(double part, double whole);
+
 const Run &BigRun(const ReportInput &in);
 
 double Total(const ReportInput &in);
@@ -64,22 +74,40 @@ double Total(const ReportInput &in);
 // execution order): index by VertexId; vertices not reached come last.
 std::vector<size_t> ProgramOrder(const Psg &psg);
 
-// The picture of the PPG part the backtracking walked: one column per rank
-// that a shown path visits, one row per vertex in program order, one node per
-// (vertex, rank) on a path, one arrow per step of each path, taken from the
-// symptom back to the cause. Crossings (steps to another rank over a waiting
-// edge) are class "crossing"; problematic steps' nodes class "problematic".
+// The picture of the PPG part the backtracking walked: one row per vertex in
+// program order, one column per group of ranks that a shown path visits
+// (ranks whose paths visit the same vertices share a column, labelled with
+// their ranges, "ranks 0-3,7"; at most kMaxPpgColumns), one node per (vertex,
+// column) on a path, one arrow per step of each path, taken from the symptom
+// back to the cause. Crossings (steps to another rank over a waiting edge) are
+// class "crossing"; problematic steps' nodes class "problematic". Row labels
+// are unique (a context's call site, else "#k", tells twins apart) and the
+// left column is as wide as its longest label, so no text covers another.
+// Crossings carry their edge and wait as a tooltip and in CROSSING_LIST;
+// EDGE_LABELS draws them on the arrows too (for Graphviz's own layout).
+inline constexpr size_t kMaxPpgColumns = 10;
+struct PpgCrossing {
+  std::string id;       // the arrow's SVG id ("arrow3")
+  size_t cause = 0;     // index of the root cause whose path it is on
+  std::string from, to; // "rank 5: mpi MPI_Recv (fig3.c:36)"
+  std::string via;      // p2p | collective | rma
+  double wait = 0;      // seconds
+};
 struct PpgPicture {
   std::string dot;        // DOT with pinned positions (lay out with neato -n2)
-  size_t nodes = 0;       // (vertex, rank) nodes on paths
+  size_t nodes = 0;       // (vertex, column) nodes on paths
   size_t crossings = 0;   // distinct arrows between ranks
   size_t steps = 0;       // distinct arrows within a rank
   size_t causes = 0;      // root causes whose paths are drawn
+  size_t columns = 0;     // rank groups drawn
+  size_t ranks = 0;       // distinct ranks the drawn paths visit
   bool truncated = false; // paths cut to keep the picture readable
+  std::vector<PpgCrossing> crossing_list;
 };
 // LINK(v): the URL a node of V leads to ("" for none).
 PpgPicture BuildPpgPicture(const ReportInput &in, size_t max_causes, size_t max_nodes,
-                           const std::function<std::string(VertexId)> &link = {});
+                           const std::function<std::string(VertexId)> &link = {},
+                           bool edge_labels = false);
 
 // `--format dot`: the PPG picture as DOT on OUT.
 void WritePpgDot(const ReportInput &in, std::ostream &out);

@@ -1,5 +1,6 @@
 // Detection algorithms on hand-built PSGs and profiles with known answers.
 #include "detect/detect.h"
+#include "detect/html_parts.h"
 #include "detect/load.h"
 #include "detect/report.h"
 #include "detect/report_common.h"
@@ -1204,6 +1205,51 @@ TEST(DetectReport, JsonHasTheDesignFields) {
   WriteHtmlReport(in, html);
   EXPECT_NE(html.str().find("<table class=heat>"), std::string::npos);
   EXPECT_EQ(html.str().find("http"), std::string::npos) << "self-contained: no links";
+}
+
+TEST(DetectReport, HtmlAnswersFirst) {
+  HaloProgram h;
+  std::vector<scalana::Run> runs{BuildRun(h.psg, HaloProfile(h, 4, 1, 2.0), "np4"),
+                                 BuildRun(h.psg, HaloProfile(h, 8, 3, 3.0), "np8")};
+  DetectOptions o;
+  DetectResult res = Detect(h.psg, runs, o);
+  ASSERT_FALSE(res.root_causes.empty());
+  ReportInput in{h.psg, runs, res, o, "/bin/app", {}};
+  std::ostringstream html;
+  WriteHtmlReport(in, html);
+  std::string page = html.str();
+  // The first cause's row, its card with a plot, then the picture.
+  size_t row = page.find("<tr id=rc1>"), card = page.find("<div class=cause id=cause1>"),
+         plot = page.find("id=causeplot1"), graph = page.find("<h2 id=graph>");
+  ASSERT_NE(row, std::string::npos);
+  EXPECT_NE(page.find(">app.c:11</a>", row), std::string::npos) << "the row names file:line";
+  ASSERT_NE(card, std::string::npos);
+  ASSERT_NE(plot, std::string::npos);
+  ASSERT_NE(graph, std::string::npos);
+  EXPECT_LT(row, card);
+  EXPECT_LT(card, plot);
+  EXPECT_LT(plot, graph);
+  // The cause's plot: a point per run that measured it, at its scale.
+  std::string svg = page.substr(plot, page.find("</svg>", plot) - plot);
+  EXPECT_NE(svg.find("<title>4 ranks: "), std::string::npos) << svg;
+  EXPECT_NE(svg.find("<title>8 ranks: "), std::string::npos) << svg;
+}
+
+TEST(DetectReport, ScalingPlotDrawsAModelWhenGivenOne) {
+  html::ScalingPlotData d;
+  d.measured = {{2, 1.0}, {4, 1.5}, {8, 2.2}};
+  std::string without = html::ScalingPlot(d, "p", "plot");
+  EXPECT_EQ(without.find("class=model"), std::string::npos);
+  EXPECT_EQ(without.find("class=predicted"), std::string::npos);
+  d.model = {{2, 1.0}, {8, 2.2}, {64, 6.0}};
+  d.model_label = "0.5 + 0.2*p^(1/2)";
+  d.predicted = {{64, 6.0}};
+  std::string with = html::ScalingPlot(d, "p", "plot");
+  EXPECT_NE(with.find("<polyline class=model"), std::string::npos) << with;
+  EXPECT_NE(with.find("<title>predicted at 64 ranks: 6.0000 s</title>"), std::string::npos);
+  EXPECT_NE(with.find(">64</text>"), std::string::npos) << "the axis reaches the prediction";
+  EXPECT_NE(with.find("model 0.5 + 0.2*p^(1/2)"), std::string::npos) << "in the legend";
+  EXPECT_EQ(with.find("class=fit"), std::string::npos) << "no fit given, none drawn";
 }
 
 TEST(DetectReport, HtmlHeatTableBucketsWideRuns) {

@@ -381,8 +381,128 @@ TEST(PpgPicture, NodesAndCrossingsOfThePath) {
   EXPECT_EQ(pic.steps, 1u);
   EXPECT_NE(pic.dot.find("class=\"crossing"), std::string::npos);
   EXPECT_NE(pic.dot.find("class=\"ppgnode problematic rootcause\""), std::string::npos);
-  EXPECT_EQ(report_common::BuildPpgPicture(in, 5, 2).nodes, 2u);
+  // Cut at two (vertex, rank) pairs: the sends of ranks 0 and 3, and as
+  // both ranks then visit only the send they share a column and a node.
+  EXPECT_EQ(report_common::BuildPpgPicture(in, 5, 2).nodes, 1u);
+  EXPECT_EQ(report_common::BuildPpgPicture(in, 5, 2).columns, 1u);
   EXPECT_TRUE(report_common::BuildPpgPicture(in, 5, 2).truncated);
+}
+
+// Labels of the DOT's nodes with id prefix PREFIX ("row", "col"), in order.
+std::vector<std::string> DotLabels(const std::string &dot, const std::string &prefix) {
+  std::vector<std::string> out;
+  for (size_t at = 0; (at = dot.find("  " + prefix, at)) != std::string::npos; ++at) {
+    size_t l = dot.find("label=\"", at), e = dot.find("\"", l + 7);
+    out.push_back(dot.substr(l + 7, e - l - 7));
+  }
+  return out;
+}
+
+TEST(PpgPicture, RowLabelsAreUniqueAndFitTheirColumn) {
+  // Two MPI_Send calls on one line of main: the same kind, name and line.
+  Siblings t;
+  std::vector<scalana::Run> runs{t.MakeRun(4, true)};
+  VertexId a = t.psg.Resolve({t.Id(1)}), b = t.psg.Resolve({t.Id(2)});
+  ASSERT_NE(a, b);
+  DetectResult res;
+  RootCause rc;
+  rc.vertex = b;
+  rc.culprit_rank = 3;
+  rc.path = {PathStep{a, 0, 0.25, 0, "start", true}, PathStep{b, 0, 1.0, 0, "prev", true},
+             PathStep{b, 3, 2.0, 1.0, "p2p", true}};
+  res.root_causes.push_back(rc);
+  DetectOptions o;
+  ReportInput in{t.psg, runs, res, o, "app", {}};
+  report_common::PpgPicture pic = report_common::BuildPpgPicture(in, 5, 100);
+  std::vector<std::string> rows = DotLabels(pic.dot, "row");
+  ASSERT_EQ(rows.size(), 2u) << pic.dot;
+  EXPECT_NE(rows[0], rows[1]) << "two rows read the same: " << rows[0];
+  // The left column is as wide as its longest line at 5.6 pt a character,
+  // and the first column of nodes starts right of it.
+  size_t widest = 0;
+  for (const std::string &r : rows)
+    for (size_t at = 0, nl; at <= r.size(); at = nl + 2) {
+      nl = r.find("\\n", at);
+      nl = nl == std::string::npos ? r.size() : nl;
+      widest = std::max(widest, nl - at);
+    }
+  size_t w = pic.dot.find("width=", pic.dot.find("  row0"));
+  EXPECT_GE(std::stod(pic.dot.substr(w + 6)) * 72, 5.6 * double(widest)) << pic.dot;
+  // Crossings carry their edge as a tooltip and in the list, not on the arrow.
+  ASSERT_EQ(pic.crossing_list.size(), 1u);
+  EXPECT_EQ(pic.crossing_list[0].via, "p2p");
+  EXPECT_NE(pic.crossing_list[0].from.find("rank 0:"), std::string::npos);
+  EXPECT_NE(pic.crossing_list[0].to.find("rank 3:"), std::string::npos);
+  size_t arrow = pic.dot.find("class=\"crossing");
+  std::string arrow_line = pic.dot.substr(arrow, pic.dot.find('\n', arrow) - arrow);
+  EXPECT_EQ(arrow_line.find(" label="), std::string::npos) << arrow_line;
+  EXPECT_NE(arrow_line.find("tooltip=\"p2p wait 1.000 s"), std::string::npos) << arrow_line;
+}
+
+TEST(PpgPicture, RanksVisitingTheSameVerticesShareAColumn) {
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(64)};
+  VertexId loop = t.psg.Resolve({t.Id(1)}), send = t.psg.Resolve({t.Id(2)});
+  DetectResult res;
+  // Rank 63 waits in MPI_Send for every other rank in turn, each of which
+  // waits in MPI_Send too; ranks 0-3 and 5-62 visit only the send, rank 4
+  // its loop as well.
+  RootCause rc;
+  rc.vertex = loop;
+  rc.culprit_rank = 4;
+  rc.path.push_back(PathStep{send, 63, 0.1, 0, "start", true});
+  for (int r = 0; r < 63; ++r)
+    if (r != 4)
+      rc.path.push_back(PathStep{send, r, 0.1, 0.5, "p2p", false});
+  rc.path.push_back(PathStep{send, 4, 0.1, 0.5, "p2p", false});
+  rc.path.push_back(PathStep{loop, 4, 2.0, 0, "prev", true});
+  res.root_causes.push_back(rc);
+  DetectOptions o;
+  ReportInput in{t.psg, runs, res, o, "app", {}};
+  report_common::PpgPicture pic = report_common::BuildPpgPicture(in, 5, 400);
+  EXPECT_EQ(pic.ranks, 64u);
+  EXPECT_EQ(pic.columns, 2u);
+  std::vector<std::string> cols = DotLabels(pic.dot, "col");
+  ASSERT_EQ(cols.size(), 2u);
+  EXPECT_EQ(cols[0], "ranks 0-3,5-63\\n(63 ranks)");
+  EXPECT_EQ(cols[1], "rank 4");
+  EXPECT_EQ(pic.nodes, 3u) << "send on ranks 0-3,5-63, send and loop on rank 4";
+  EXPECT_NE(pic.dot.find("ranks 0-3,5-63: max 0.1000 s"), std::string::npos) << pic.dot;
+  EXPECT_EQ(report_common::RankRanges({7, 0, 1, 2, 3, 9, 10}), "0-3,7,9-10");
+  EXPECT_EQ(report_common::RankRanges({0, 2, 4, 6, 8, 10, 12}, 8), "0,2,4,6,...");
+}
+
+TEST(PpgPicture, ManyDistinctRanksStayWithinTheColumnBound) {
+  Siblings t;
+  std::vector<scalana::Run> runs{t.MakeRun(64, true)};
+  const int nv = int(t.psg.vertices().size());
+  ASSERT_GE(nv, 4);
+  // Rank r visits the vertices of the bits of r + 1, a set of its own; the
+  // path ends on rank 0, the culprit, which visits the fewest.
+  RootCause rc;
+  rc.culprit_rank = 0;
+  const int ranks = std::min(40, (1 << nv) - 1);
+  for (int i = 1; i <= ranks; ++i) {
+    int rank = i % ranks;
+    for (int v = 0; v < nv; ++v)
+      if ((rank + 1) >> v & 1)
+        rc.path.push_back(PathStep{VertexId(v), rank, 0.1, 0.2, "p2p", false});
+  }
+  rc.vertex = rc.path.back().vertex;
+  DetectResult res;
+  res.root_causes.push_back(rc);
+  DetectOptions o;
+  ReportInput in{t.psg, runs, res, o, "app", {}};
+  report_common::PpgPicture pic = report_common::BuildPpgPicture(in, 5, 400);
+  EXPECT_EQ(pic.ranks, size_t(ranks));
+  EXPECT_EQ(pic.columns, report_common::kMaxPpgColumns);
+  std::vector<std::string> cols = DotLabels(pic.dot, "col");
+  ASSERT_EQ(cols.size(), report_common::kMaxPpgColumns);
+  ASSERT_GT(ranks, int(report_common::kMaxPpgColumns));
+  EXPECT_NE(std::find(cols.begin(), cols.end(), "rank 0"), cols.end())
+      << "the culprit keeps a column of its own";
+  for (const std::string &c : cols)
+    EXPECT_LE(c.size(), std::string("ranks 0-3,5-63,...\\n(63 ranks)").size()) << c;
 }
 
 } // namespace

@@ -7,11 +7,15 @@ Stages (each a ctest entry):
                  built and profiled them): the PPG picture has a node per
                  (vertex, rank) on the drawn paths and an arrow per crossing
                  between ranks, each scaling plot has one point per run, the
-                 source pane highlights the ROOT CAUSE line; a screenshot is
+                 source pane highlights the ROOT CAUSE line; at 1366x768 the
+                 first root cause's file:line is on the first screen and no two
+                 labels of the picture overlap (check_layout); a screenshot is
                  kept in the work directory
   hostile        a tiny program compiled from a file whose name is HTML markup,
                  its root-cause line's comment `</script><img ...>`: in the
-                 page both stay text (no element, no script of theirs)
+                 page both stay text (no element, no script of theirs); the
+                 layout check on its page, whose longest row label is a long
+                 function name
   fallback       with Graphviz missing the page says so and shows a table
 
 The expected values come from `scalana detect --format json` on the same
@@ -100,7 +104,7 @@ class Dom(html.parser.HTMLParser):
         return [n for n in self.root.walk() if pred(n)]
 
 
-def chromium(page, work, screenshot=None):
+def chromium(page, work, screenshot=None, size=None):
     """The DOM after scripts ran, as Chromium serialises it."""
     exe = os.environ.get("CHROMIUM", "chromium")
     profile = tempfile.mkdtemp(prefix="chromium-", dir=work)
@@ -109,9 +113,10 @@ def chromium(page, work, screenshot=None):
                 f"--user-data-dir={profile}"]
         url = "file://" + os.path.abspath(page.split("#")[0]) + \
             ("#" + page.split("#", 1)[1] if "#" in page else "")
-        dom = run(base + ["--dump-dom", url], timeout=120)
+        window = [f"--window-size={size[0]},{size[1]}", "--hide-scrollbars"] if size else []
+        dom = run(base + window + ["--dump-dom", url], timeout=120)
         if screenshot:
-            run(base + ["--window-size=1200,1900", "--hide-scrollbars",
+            run(base + ["--window-size=1366,768", "--hide-scrollbars",
                         f"--screenshot={screenshot}", "file://" + os.path.abspath(page)],
                 timeout=120)
             if not os.path.getsize(screenshot):
@@ -121,6 +126,85 @@ def chromium(page, work, screenshot=None):
     if "<html" not in dom:
         raise Failure("chromium dumped no DOM")
     return Dom(dom)
+
+
+def expand_ranges(text):
+    """ "0-3,7" -> [0, 1, 2, 3, 7]"""
+    out = []
+    for piece in text.split(","):
+        a, _, b = piece.partition("-")
+        out.extend(range(int(a), int(b or a) + 1))
+    return out
+
+
+# Measures the laid-out page in the browser and writes what it found into the
+# DOM (a <pre id=layout-probe> of JSON), so --dump-dom returns it: where the
+# first root cause's file:line is in the viewport and whether it is the element
+# shown there, and every pair of the PPG picture's labels (the lines of one
+# node, row, column or arrow, as one box) that overlap, or a label that
+# overlaps a node box not its own.
+PROBE = r"""<script>
+(function(){
+function box(e){var b=e.getBoundingClientRect();return {left:b.left,top:b.top,right:b.right,bottom:b.bottom,width:b.width,height:b.height};}
+function meet(a,b){var t=0.5;return a.left<b.right-t&&b.left<a.right-t&&a.top<b.bottom-t&&b.top<a.bottom-t;}
+var out={viewport:{width:innerWidth,height:innerHeight}};
+var first=document.querySelector('#rc1 .where');
+if(first){var b=box(first);out.first={text:first.textContent,box:b};
+var e=document.elementFromPoint(b.left+b.width/2,b.top+b.height/2);out.first.shown=!!e&&(e===first||first.contains(e));}
+// A label: the texts of one node, row, column or arrow (its lines), as one box.
+var labels=[];[].slice.call(document.querySelectorAll('#ppg svg g.node, #ppg svg g.edge')).forEach(function(g){
+ var ts=[].slice.call(g.querySelectorAll('text')).filter(function(t){return t.textContent.trim();});if(!ts.length)return;
+ var u=null;ts.forEach(function(t){var b=box(t);u=u?{left:Math.min(u.left,b.left),top:Math.min(u.top,b.top),right:Math.max(u.right,b.right),bottom:Math.max(u.bottom,b.bottom)}:b;});
+ labels.push({g:g,text:ts.map(function(t){return t.textContent;}).join(' / '),box:u});});
+var shapes=[].slice.call(document.querySelectorAll('#ppg svg g.node')).filter(function(g){return /ppgnode/.test(g.getAttribute('class'));}).map(function(g){return {g:g,box:box(g.querySelector('path,polygon'))};});
+var overlaps=[];
+for(var i=0;i<labels.length;i++){
+ for(var j=i+1;j<labels.length;j++)if(meet(labels[i].box,labels[j].box))overlaps.push([labels[i].text,labels[j].text]);
+ for(var k=0;k<shapes.length;k++)if(shapes[k].g!==labels[i].g&&meet(labels[i].box,shapes[k].box))overlaps.push([labels[i].text,'node '+shapes[k].g.id]);}
+out.texts=labels.length;out.nodes=shapes.length;out.overlaps=overlaps.slice(0,20);out.overlap_count=overlaps.length;
+var pre=document.createElement('pre');pre.id='layout-probe';pre.textContent=JSON.stringify(out);document.body.appendChild(pre);
+})();
+</script>"""
+
+
+def check_layout(page, work, doc, width=1366, height=768):
+    """At a usual screen size the first root cause's file:line is on the first
+    screen, and no two texts of the PPG picture overlap (nor a text a node
+    it is not in). Measured by the browser on a copy of the page with PROBE
+    added (the page itself keeps its one script)."""
+    with open(page) as f:
+        text = f.read()
+    probe = os.path.join(work, "layout-probe.html")
+    with open(probe, "w") as f:
+        f.write(text.replace("</body>", PROBE + "</body>"))
+    dom = chromium(probe, work, size=(width, height))
+    pre = dom.find(lambda n: n.attrs.get("id") == "layout-probe")
+    if not pre:
+        raise Failure("the layout probe wrote nothing")
+    got = json.loads(pre[0].all_text())
+    # Headless Chromium lays the page out in the window less its frame (625
+    # of 768 pixels), about what a browser on a 1366x768 screen shows: that
+    # is the fold.
+    fold = got["viewport"]["height"]
+    if not 0.7 * height <= fold <= height or got["viewport"]["width"] > width:
+        raise Failure(f"the page was laid out at {got['viewport']}, not in {width}x{height}")
+    top = doc["root_causes"][0]
+    want = f"{os.path.basename(top['file'])}:{top['line']}"
+    first = got.get("first")
+    if not first or first["text"] != want:
+        raise Failure(f"the first root cause reads {first and first['text']!r}, want {want!r}")
+    b = first["box"]
+    if not (b["width"] > 0 and b["top"] >= 0 and b["bottom"] <= fold and b["right"] <= width
+            and first["shown"]):
+        raise Failure(f"the first root cause {want} is not on the first screen "
+                      f"({got['viewport']}): {b}")
+    if got["texts"] and not got["nodes"]:
+        raise Failure("the probe found the picture's texts but no node")
+    if got["overlap_count"]:
+        raise Failure(f"{got['overlap_count']} overlapping labels in the PPG picture, e.g. "
+                      f"{got['overlaps'][:5]}")
+    print(f"report: {want} at y {b['top']:.0f}-{b['bottom']:.0f} of {fold}; "
+          f"{got['texts']} picture labels, {got['nodes']} nodes, none overlapping")
 
 
 def detect(scalana, runs, fmt, out, env=None):
@@ -159,13 +243,31 @@ def check_page(dom, doc, source, max_causes=5):
     if len(nodes) < len(want_nodes):
         raise Failure(f"PPG picture has {len(nodes)} nodes, the paths visit {len(want_nodes)} "
                       f"(vertex, rank) pairs")
-    for f, line, rank in want_nodes:
-        if not any(t.endswith(f" at {f}:{line}, rank {rank}" + t[t.rfind(":"):]) for t in titles):
-            raise Failure(f"no PPG node for {f}:{line} on rank {rank}; nodes: {titles[:20]}")
+    # A node's tooltip ends "at FILE:LINE, rank R: T s", or "ranks 0-3,7: max
+    # T s" for ranks that share a column.
+    have = set()
+    for t in titles:
+        m = re.match(r".* at (.+):(\d+), ranks? ([\d,-]+): ", t)
+        if m:
+            for r in expand_ranges(m.group(3)):
+                have.add((m.group(1), int(m.group(2)), r))
+    for key in want_nodes:
+        if key not in have:
+            raise Failure(f"no PPG node for {key[0]}:{key[1]} on rank {key[2]}; nodes: "
+                          f"{titles[:20]}")
+    columns = dom.find(lambda n: n.tag == "g" and (n.attrs.get("id") or "").startswith("col"))
+    ranks = {k[2] for k in want_nodes}
     crossings = dom.find(lambda n: n.tag == "g" and "crossing" in n.classes())
-    if len(crossings) != len(want_cross):
-        raise Failure(f"{len(crossings)} crossing arrows in the picture, the paths cross ranks "
-                      f"{len(want_cross)} times")
+    # One column per rank: an arrow per crossing; ranks sharing a column
+    # draw their crossings between them as one.
+    if len(columns) == len(ranks) and len(crossings) != len(want_cross) or \
+            len(crossings) > len(want_cross):
+        raise Failure(f"{len(crossings)} crossing arrows in the picture ({len(columns)} columns), "
+                      f"the paths cross ranks {len(want_cross)} times")
+    labels = [c.all_text().strip() for c in dom.find(
+        lambda n: n.tag == "g" and (n.attrs.get("id") or "").startswith("row"))]
+    if len(set(labels)) != len(labels):
+        raise Failure(f"row labels repeat: {sorted(l for l in labels if labels.count(l) > 1)}")
     for g in crossings:
         if not [c for c in g.walk() if c.tag == "path"]:
             raise Failure("a crossing arrow has no drawn path")
@@ -186,6 +288,21 @@ def check_page(dom, doc, source, max_causes=5):
         for cls in ("fit", "expected"):
             if not [c for c in plot.walk() if c.tag == "line" and cls in c.classes()]:
                 raise Failure(f"plot of {ns['file']}:{ns['line']} has no {cls} line")
+    # A plot per root cause (the first ten): one point per run that measured it.
+    sizes = {r["world_size"] for r in doc["runs"]}
+    cause_plots = dom.find(lambda n: n.tag == "svg" and "causeplot" in n.classes())
+    if len(cause_plots) != min(10, len(causes)):
+        raise Failure(f"{len(cause_plots)} root-cause plots for {len(causes)} root causes")
+    for plot in cause_plots:
+        pts = [c for c in plot.walk() if c.tag == "circle" and "pt" in c.classes()]
+        # The points' titles, "8 ranks: 0.1234 s" (the parser puts them beside
+        # their circles).
+        at = [int(m.group(1)) for m in (re.match(r"(\d+) ranks: ", c.all_text())
+                                        for c in plot.walk() if c.tag == "title") if m]
+        if len(at) != len(pts) or not set(at) <= sizes:
+            raise Failure(f"a root-cause plot's points are at {at}, the runs at {sorted(sizes)}")
+        if len(pts) > len(sizes):
+            raise Failure(f"a root-cause plot has {len(pts)} points for {len(sizes)} runs")
     # Source pane of the top root cause: its line highlighted, text as in the file.
     top = causes[0]
     rc_line = top["line"]
@@ -271,6 +388,7 @@ def stage_html(ex, args):
     with open(page) as f:
         no_foreign_markup(dom, f.read())
     check_search(page, work, doc)
+    check_layout(page, work, doc)
     print(f"report: {page} ({os.path.getsize(page)} bytes), screenshot {shot}")
 
 
@@ -308,6 +426,8 @@ def stage_hostile(args):
     svg_text = "".join(n.all_text() for n in dom.find(lambda n: n.tag == "svg"))
     if doc["root_causes"] and HOSTILE_FILE not in svg_text:
         raise Failure("the PPG picture does not show the file name as text")
+    if doc["root_causes"]:
+        check_layout(page, work, doc)
     print("report: hostile names stay text; ok")
 
 
