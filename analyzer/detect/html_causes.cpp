@@ -137,12 +137,9 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
     out << "cost: " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank << " ("
         << (rc.communication || rc.cost_is_growth ? "growth beyond the expected scaling"
                                                   : "time over its median")
-        << "), " << Percent(rc.cost_seconds, rc.rank_time) << " of its measured "
-        << Fmt("%.3f", rc.rank_time) << " s, " << Percent(rc.cost_seconds, rc.wall_time)
-        << " of the " << Fmt("%.3f", rc.wall_time) << " s wall time; score "
-        << Fmt("%.3f", rc.score) << "<br>time: rank " << rc.culprit_rank << " spends "
-        << Fmt("%.3f", rc.culprit_time) << " s here, median over ranks "
-        << Fmt("%.3f", rc.median_time) << " s<br>if fixed: ";
+        << "), " << HtmlEscape(CostShares(rc)) << "; score " << Fmt("%.3f", rc.score)
+        << "<br>time: rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
+        << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s<br>if fixed: ";
     if (rc.saved_seconds > 0)
       out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
     else

@@ -191,16 +191,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
         << " ("
         << (rc.communication || rc.cost_is_growth ? "growth beyond the expected scaling"
                                                   : "time over its median")
-        << "): ";
-    // Computation is CPU time: its share of the rank's CPU time is what a
-    // user injected or can fix (a 6%-of-CPU loop read 0.4% of CPU plus MPI
-    // wall time on shared cores). Communication is wall time.
-    if (!rc.communication && rc.rank_cpu > 0)
-      out << Percent(rc.cost_seconds, rc.rank_cpu) << " of that rank's CPU time "
-          << Fmt("%.3f", rc.rank_cpu) << " s, ";
-    out << Percent(rc.cost_seconds, rc.wall_time) << " of the run's " << Fmt("%.3f", rc.wall_time)
-        << " s wall time; score " << Fmt("%.3f", rc.score) << " (of the busiest rank's "
-        << Fmt("%.3f", Total(in)) << " s)\n";
+        << "): " << CostShares(rc) << "; score " << Fmt("%.3f", rc.score)
+        << " (of the busiest rank's " << Fmt("%.3f", Total(in)) << " s)\n";
     out << "    time:      rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
         << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s\n";
     out << "    if fixed:  ";

@@ -215,6 +215,15 @@ std::string Percent(double part, double whole) {
   return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");
 }
 
+std::string CostShares(const RootCause &rc) {
+  std::string out;
+  if (!rc.communication && rc.rank_cpu > 0)
+    out = Percent(rc.cost_seconds, rc.rank_cpu) + " of that rank's CPU time " +
+          Fmt("%.3f", rc.rank_cpu) + " s, ";
+  return out + Percent(rc.cost_seconds, rc.wall_time) + " of the run's " +
+         Fmt("%.3f", rc.wall_time) + " s wall time";
+}
+
 const Run &BigRun(const ReportInput &in) { return in.runs[in.result.backtrack_run]; }
 
 double Total(const ReportInput &in) { return BigRun(in).total_time; }
