@@ -104,6 +104,13 @@ std::string Fmt(const char *fmt, double x) {
 
 std::string RankCount(int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); }
 
+std::string Culprit(const RootCause &rc) {
+  std::string s = "rank " + std::to_string(rc.culprit_rank);
+  if (rc.culprit_thread >= 0)
+    s += " thread " + std::to_string(rc.culprit_thread);
+  return s;
+}
+
 std::string RankList(const std::vector<int> &ranks, size_t max) {
   std::string s;
   for (size_t i = 0; i < ranks.size() && i < max; ++i)

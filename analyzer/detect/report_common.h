@@ -38,6 +38,8 @@ std::string Fmt(const char *fmt, double x);
 std::string RankCount(int n);
 
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);
+// "rank 3 thread 0", or "rank 3" when no thread of it stands out.
+std::string Culprit(const RootCause &rc);
 
 std::string JoinPath(const std::vector<std::string> &parts);
 
