@@ -170,6 +170,10 @@ struct RootCause {
   double thread_waits_caused = 0;
   int waiting_threads = 0;
   bool thread_imbalance = false;
+  // Code outside every OpenMP construct of a program that runs teams of
+  // threads, whose time grows beyond the expected scaling: the serial
+  // fraction, which no thread count shortens (Amdahl).
+  bool serial_fraction = false;
 };
 
 struct DetectResult {

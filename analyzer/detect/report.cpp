@@ -150,6 +150,10 @@ std::string WhyText(const RootCause &rc) {
     s += (s.empty() ? "" : ", ") + std::string("non-scalable");
   if (rc.communication)
     s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
+  if (rc.serial_fraction)
+    s += (s.empty() ? "" : "; ") +
+         std::string("serial fraction: code outside the OpenMP regions whose time grows with "
+                     "the rank count, which no thread count shortens (Amdahl)");
   if (rc.culprit_thread >= 0)
     s += (s.empty() ? "" : "; ") + std::string("thread ") + std::to_string(rc.culprit_thread) +
          " of rank " + std::to_string(rc.culprit_rank) + " is over its team's median by the " +
@@ -408,6 +412,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"culprit_thread", rc.culprit_thread},
          {"culprit", Culprit(rc)},
          {"thread_imbalance", rc.thread_imbalance},
+         {"serial_fraction", rc.serial_fraction},
          {"thread_waits_caused", rc.thread_waits_caused},
          {"waiting_threads", rc.waiting_threads},
          {"score", rc.score},

@@ -153,4 +153,13 @@ void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, do
   }
 }
 
+void MarkSerialFraction(const Psg &psg, const Run &big, std::vector<RootCause> &causes) {
+  if (std::none_of(big.omp_threads.begin(), big.omp_threads.end(), [](int n) { return n >= 2; }))
+    return;
+  for (RootCause &rc : causes)
+    if (rc.non_scalable && !rc.communication && !rc.thread_imbalance &&
+        psg.vertex(rc.vertex).kind != VertexKind::Mpi && RegionOf(psg, rc.vertex) == kNoVertex)
+      rc.serial_fraction = true;
+}
+
 } // namespace scalana

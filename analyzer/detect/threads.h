@@ -26,4 +26,8 @@ std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
 void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, double floor,
                    std::vector<RootCause> &causes);
 
+// Marks the non-scalable computation causes outside every OpenMP construct
+// as the serial fraction, in runs whose ranks have teams of 2 or more.
+void MarkSerialFraction(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+
 } // namespace scalana

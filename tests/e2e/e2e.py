@@ -61,6 +61,8 @@ EXAMPLES = {
 #                  in "if fixed"; clean: balanced threads and ranks, quiet
 #   hybrid_static  a schedule(static) loop over an imbalanced iteration
 #                  space, alike on every rank: named with its culprit thread
+#   hybrid_serial  a serial loop outside the parallel regions whose work grows
+#                  with the rank count: named as the serial fraction
 PROGRAMS = {
     "master_worker": ("bench/accuracy/programs/master_worker.c", "scalana-cc", ["inject"]),
     "tags": ("bench/accuracy/programs/tags.c", "scalana-cc", ["inject"]),
@@ -69,11 +71,12 @@ PROGRAMS = {
     "hybrid_omp": ("tests/e2e/programs/hybrid_omp.c", "scalana-cc", ["inject"]),
     "hybrid_threads": ("tests/e2e/programs/hybrid_threads.c", "scalana-cc", ["inject", "clean"]),
     "hybrid_static": ("tests/e2e/programs/hybrid_static.c", "scalana-cc", ["inject"]),
+    "hybrid_serial": ("tests/e2e/programs/hybrid_serial.c", "scalana-cc", ["inject"]),
 }
 # What a program needs beyond -O2 to build, and in its runs' environment.
 # libomp's idle threads sleep rather than spin: 8 ranks of 2 threads share
 # 2 cores here.
-OMP_PROGRAMS = ("hybrid_omp", "hybrid_threads", "hybrid_static")
+OMP_PROGRAMS = ("hybrid_omp", "hybrid_threads", "hybrid_static", "hybrid_serial")
 PROGRAM_FLAGS = {name: ["-fopenmp"] for name in OMP_PROGRAMS}
 PROGRAM_ENV = {name: {"OMP_WAIT_POLICY": "passive", "OMP_NUM_THREADS": "2"}
                for name in OMP_PROGRAMS}
@@ -350,6 +353,12 @@ def stage_detect(ex, variant):
             check_parallel_region_path(ex, runs, top, report_path)
         if ex.name in CULPRIT and got == (ex.source_name, ex.rc_line):
             check_culprit_thread(ex, top, report_path)
+        if ex.name == "hybrid_serial" and got == (ex.source_name, ex.rc_line):
+            if not top.get("serial_fraction") or "parallel region" in (top.get("call_path") or []):
+                raise Failure(f"the top root cause is not named the serial fraction, outside the "
+                              f"parallel region: serial_fraction {top.get('serial_fraction')}, "
+                              f"call path {top.get('call_path')} (report in {report_path})")
+            log("named as the serial fraction")
         if got != (ex.source_name, ex.rc_line):
             raise Failure(f"top root cause is {got[0]}:{got[1]}, expected "
                           f"{ex.source_name}:{ex.rc_line} (report in {report_path})")
