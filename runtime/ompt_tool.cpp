@@ -104,6 +104,7 @@ struct OmpThread {
   unsigned depth = 0;          // levels in use (deeper ones are not tracked)
   ForkContext *fork = nullptr; // the fork context of this thread's stack, null: its own
   uint64_t wait_start_ns = 0, work_start_ns = 0;
+  OmpWaitSlot *work_slot = nullptr; // the worksharing construct the thread is in
 };
 
 bool StillValid(const Site &s) {
@@ -259,17 +260,19 @@ void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, omp
   if (!t)
     return;
   OmpThread &o = *Omp();
-  OmpWaitSlot *w = WaitSlot(t, RegionFork(o), codeptr, kOmpWorkKind | uint32_t(work));
-  if (!w)
-    return;
   uint64_t now = MonotonicNs();
   if (endpoint == ompt_scope_begin) {
-    w->count += 1;
-    w->iterations += count;
+    // Looked up once per construct: its end closes the slot its begin took.
+    o.work_slot = WaitSlot(t, RegionFork(o), codeptr, kOmpWorkKind | uint32_t(work));
+    if (!o.work_slot)
+      return;
+    o.work_slot->count += 1;
+    o.work_slot->iterations += count;
     o.work_start_ns = now;
-  } else if (now > o.work_start_ns && o.work_start_ns) {
-    w->wall_ns += now - o.work_start_ns;
-    o.work_start_ns = 0;
+  } else if (OmpWaitSlot *w = o.work_slot) {
+    if (now > o.work_start_ns)
+      w->wall_ns += now - o.work_start_ns;
+    o.work_slot = nullptr;
   }
 }
 
