@@ -102,6 +102,20 @@ json ToJson(const Profile &p) {
       ranks.back()["cpu_time"] = r.cpu_time;
     if (r.sampling_blocked > 0)
       ranks.back()["sampling_blocked"] = r.sampling_blocked;
+    // The thread dimension (optional): only where the rank had threads.
+    if (!r.thread_info.empty()) {
+      json info = json::array(), rows = json::array(), omp = json::array();
+      for (const ThreadInfo &t : r.thread_info)
+        info.push_back({t.index, t.omp_thread});
+      for (const ThreadRow &t : r.thread_vertices)
+        rows.push_back({t.ctx, t.thread, t.samples, t.cpu_seconds});
+      for (const OmpRow &o : r.omp)
+        omp.push_back(
+            {o.ctx, o.thread, o.kind, o.count, o.seconds, o.samples, o.cpu_seconds, o.iterations});
+      ranks.back()["thread_info"] = std::move(info);
+      ranks.back()["thread_vertices"] = std::move(rows);
+      ranks.back()["omp"] = std::move(omp);
+    }
   }
   return {{"format", kFormatName},      {"version", kFormatVersion},
           {"meta", MetaToJson(p.meta)}, {"contexts", std::move(contexts)},
@@ -237,6 +251,59 @@ const json &Row(const json &v, const Path &p, size_t n) {
   if (Arr(v, p).size() != n)
     Bad(p, "has " + std::to_string(v.size()) + " elements, expected " + std::to_string(n));
   return v;
+}
+
+// The thread dimension of rank R (optional; docs/formats.md section 3,
+// "Threads"): rows name threads of thread_info and contexts of the file.
+template <typename CtxIndex>
+void ReadThreads(const json &r, const Path &at, RankData &d, const CtxIndex &ctx_index) {
+  std::map<uint32_t, bool> known;
+  if (const json *v = Opt(r, "thread_info")) {
+    Path ip = Member(at, "thread_info");
+    for (size_t k = 0; k < Arr(*v, ip).size(); ++k) {
+      Path row = Element(ip, k);
+      const json &t = Row((*v)[k], row, 2);
+      ThreadInfo out;
+      out.index = uint32_t(Int(t[0], Element(row, 0, "thread"), 0, INT32_MAX));
+      out.omp_thread = int(Int(t[1], Element(row, 1, "OpenMP thread"), -1, INT32_MAX));
+      if (!known.emplace(out.index, true).second)
+        Bad(row, "names thread " + std::to_string(out.index) + " twice");
+      d.thread_info.push_back(out);
+    }
+  }
+  auto thread = [&](const json &v, const Path &p) {
+    uint32_t t = uint32_t(Int(v, p, 0, INT32_MAX));
+    if (!known.count(t))
+      Bad(p, "names thread " + std::to_string(t) + ", which thread_info does not list");
+    return t;
+  };
+  if (const json *v = Opt(r, "thread_vertices")) {
+    Path vp = Member(at, "thread_vertices");
+    for (size_t k = 0; k < Arr(*v, vp).size(); ++k) {
+      Path row = Element(vp, k);
+      const json &t = Row((*v)[k], row, 4);
+      d.thread_vertices.push_back(ThreadRow{
+          ctx_index(t[0], Element(row, 0, "context")), thread(t[1], Element(row, 1, "thread")),
+          Count(t[2], Element(row, 2, "samples")), Seconds(t[3], Element(row, 3, "cpu seconds"))});
+    }
+  }
+  if (const json *v = Opt(r, "omp")) {
+    Path op = Member(at, "omp");
+    for (size_t k = 0; k < Arr(*v, op).size(); ++k) {
+      Path row = Element(op, k);
+      const json &t = Row((*v)[k], row, 8);
+      OmpRow out;
+      out.ctx = ctx_index(t[0], Element(row, 0, "context"));
+      out.thread = thread(t[1], Element(row, 1, "thread"));
+      out.kind = Str(t[2], Element(row, 2, "kind"));
+      out.count = Count(t[3], Element(row, 3, "count"));
+      out.seconds = Seconds(t[4], Element(row, 4, "seconds"));
+      out.samples = Count(t[5], Element(row, 5, "samples"));
+      out.cpu_seconds = Seconds(t[6], Element(row, 6, "cpu seconds"));
+      out.iterations = Count(t[7], Element(row, 7, "iterations"));
+      d.omp.push_back(std::move(out));
+    }
+  }
 }
 
 void ReadSampling(const json &s, const Path &sp, SamplingInfo &out) {
@@ -527,6 +594,7 @@ Profile FromJson(const json &j) {
       }
       d.deps.push_back(out);
     }
+    ReadThreads(r, at, d, ctx_index);
     p.ranks.push_back(std::move(d));
   }
   std::sort(p.ranks.begin(), p.ranks.end(),
@@ -681,6 +749,8 @@ void CheckRankFiles(const std::vector<Profile> &parts, const std::vector<std::st
 }
 
 } // namespace
+
+bool IsOmpWait(const std::string &kind) { return kind != "loop" && kind != "work"; }
 
 const char *ToString(DepKind k) {
   switch (k) {
@@ -854,6 +924,10 @@ Profile MergeProfiles(std::vector<Profile> parts) {
         v.ctx = ctx_of(v.ctx);
       for (auto &m : r.mpi)
         m.ctx = ctx_of(m.ctx);
+      for (auto &t : r.thread_vertices)
+        t.ctx = ctx_of(t.ctx);
+      for (auto &o : r.omp)
+        o.ctx = ctx_of(o.ctx);
       for (auto &d : r.deps) {
         d.ctx = ctx_of(d.ctx);
         if (d.comm < comm_map.size())

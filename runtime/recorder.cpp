@@ -10,6 +10,7 @@
 // no shared lock, allocates nothing and touches no cache line another
 // thread writes, except the counter of its message channel.
 #include "recorder.h"
+#include "thread_snapshot.h"
 
 #include "call_sites.h"
 #include "config.h"
@@ -1677,6 +1678,7 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     row.cpu_seconds = 1e-9 * double(cpu_ns[ctx]);
     r.vertices.push_back(row);
   }
+  SnapshotThreads(r, [&](Context &&c) { return InternLocked(s, std::move(c)); });
   r.sampling_blocked = 1e-9 * double(blocked_ns);
   for (const auto &[ctx, m] : mpi)
     r.mpi.push_back(MpiRow{ctx, m.calls, m.seconds, m.bytes, m.op ? m.op : ""});

@@ -113,6 +113,12 @@ void PublishPremadeEnd(const std::string &bytes) noexcept;
 // done once, early, by the writer thread, so end records stay quick.
 void PrepareFixedMeta() noexcept;
 
+// libomp started our OMPT tool (ompt_tool.cpp).
+extern std::atomic<bool> g_ompt_active;
+// The frames of a fork context the OMPT tool interned (FORK, an
+// OmpWaitSlot's), for the snapshot.
+const std::vector<uint64_t> *ForkFrames(const void *fork);
+
 double Now(); // monotonic seconds
 bool Verbose();
 int WorldRank(); // -1 before MPI_Init

@@ -1,5 +1,6 @@
 #include "detect/detect.h"
 #include "detect/detect_stages.h"
+#include "detect/threads.h"
 
 #include <algorithm>
 #include <cmath>
@@ -875,6 +876,10 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       }
     }
   }
+  // --- OpenMP threads: the culprit thread, the team's waits for it, and
+  // imbalance within ranks that no rank-level path explains (threads.cpp).
+  AttachThreads(psg, big, opts, NoiseFloor(big, opts), res.root_causes);
+  MarkSerialFraction(psg, big, res.root_causes);
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);
 

@@ -106,8 +106,9 @@ struct PathStep {
   int rank = -1;
   double time = 0; // exclusive time on that rank
   double wait = 0; // for crossings: the wait of the edge taken
-  std::string via; // start | prev | parent | control | p2p | collective | rma
+  std::string via; // start | prev | parent | control | p2p | collective | rma | barrier
   bool problematic = false;
+  int thread = -1; // barrier: the OpenMP thread the others waited for
 };
 
 struct CounterEvidence {
@@ -161,6 +162,19 @@ struct RootCause {
   int small_ranks = 0, big_ranks = 0;
   std::vector<CommGrowth> growth;
   std::string explanation;
+  // OpenMP (threads.cpp; docs/detect.md, "Threads"): the thread of the
+  // culprit rank whose time here is over its team's median by the abnormal
+  // threshold (-1: none), the barrier waits of the team's other threads in
+  // the region traced to it, and on how many threads. THREAD_IMBALANCE: the
+  // cause is that imbalance within a rank alone (no rank-level path found it).
+  int culprit_thread = -1;
+  double thread_waits_caused = 0;
+  int waiting_threads = 0;
+  bool thread_imbalance = false;
+  // Code outside every OpenMP construct of a program that runs teams of
+  // threads, whose time grows beyond the expected scaling: the serial
+  // fraction, which no thread count shortens (Amdahl).
+  bool serial_fraction = false;
 };
 
 struct DetectResult {

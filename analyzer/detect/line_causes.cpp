@@ -60,6 +60,12 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
       into.waits_caused = c.waits_caused;
       into.waiting_ranks = c.waiting_ranks;
     }
+    if (into.culprit_thread < 0)
+      into.culprit_thread = c.culprit_thread;
+    if (c.thread_waits_caused > into.thread_waits_caused) {
+      into.thread_waits_caused = c.thread_waits_caused;
+      into.waiting_threads = c.waiting_threads;
+    }
     into.abnormal = into.abnormal || c.abnormal;
     into.non_scalable = into.non_scalable || c.non_scalable;
     into.saved_seconds = std::max(into.saved_seconds, c.saved_seconds);

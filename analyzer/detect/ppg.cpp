@@ -1,4 +1,5 @@
 #include "detect/ppg.h"
+#include "detect/ppg_threads.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -269,6 +270,8 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       s.mpi[slot] += float(row.seconds);
       s.calls[slot] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[slot]));
     }
+    AddThreadTimes(psg, run, rd, slot, vertex_of,
+                   [&](VertexId v) -> VertexSeries & { return slot_for(v); });
     if (progress && (slot + 1) % 8192 == 0)
       progress(label + ": loaded " + std::to_string(slot + 1) + "/" + std::to_string(nslots) +
                " ranks");

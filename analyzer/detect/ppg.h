@@ -30,6 +30,15 @@ struct DepEdge {
   int32_t tag = 0;
 };
 
+// One OpenMP thread's time at a vertex on one rank slot (docs/detect.md,
+// "Threads"): CPU seconds sampled there and wall seconds waiting in the
+// OpenMP runtime there.
+struct ThreadTime {
+  int32_t slot = 0;
+  int32_t thread = 0; // its OpenMP thread number
+  float cpu = 0, wait = 0;
+};
+
 // Per-vertex data over the ranks present in the run (index = rank slot).
 struct VertexSeries {
   VertexId vertex = kNoVertex;
@@ -40,6 +49,9 @@ struct VertexSeries {
   std::vector<float> incl;     // inclusive time (self + descendants)
   std::vector<float> counters; // [slot * ncounters + c]; empty if none
   std::vector<DepEdge> edges;  // sorted by rank
+  // OpenMP threads, only where a profile has the thread dimension and a
+  // thread other than the main one has data here; sorted by (slot, thread).
+  std::vector<ThreadTime> threads;
 };
 
 struct Run {
@@ -64,6 +76,10 @@ struct Run {
   // Time in contexts with no frame of the program (MPI progress threads,
   // library start-up): real, but nothing in the program to attribute it to.
   double outside_seconds = 0;
+  // OpenMP: per slot, the threads of its team (0 where it had none), and
+  // the CPU seconds its threads were sampled waiting in the runtime.
+  std::vector<int> omp_threads;
+  double omp_wait_cpu = 0;
   uint64_t dep_rows = 0, unmatched_p2p = 0;
   std::vector<std::string> warnings;
   // Samples per CPU second the run obtained (its rows' samples over their

@@ -47,6 +47,7 @@ nlohmann::json StepJson(const ReportInput &in, const PathStep &ps) {
           {"time", ps.time},
           {"wait", ps.wait},
           {"via", ps.via},
+          {"thread", ps.thread},
           {"problematic", ps.problematic}};
 }
 
@@ -187,14 +188,21 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
                             : std::string())
         << "\n";
     out << "    ranks:     " << RankList(rc.ranks) << "\n";
+    out << "    culprit:   " << Culprit(rc)
+        << (rc.thread_imbalance ? " (imbalance among the rank's OpenMP threads)" : "") << "\n";
     out << "    costs:     " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank
         << " ("
         << (rc.communication || rc.cost_is_growth ? "growth beyond the expected scaling"
                                                   : "time over its median")
         << "): " << CostShares(rc) << "; score " << Fmt("%.3f", rc.score)
         << " (of the busiest rank's " << Fmt("%.3f", Total(in)) << " s)\n";
-    out << "    time:      rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
-        << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s\n";
+    if (rc.thread_imbalance)
+      out << "    time:      " << Culprit(rc) << " spends " << Fmt("%.3f", rc.culprit_time)
+          << " s here, median over the rank's other threads " << Fmt("%.3f", rc.median_time)
+          << " s\n";
+    else
+      out << "    time:      rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
+          << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s\n";
     out << "    if fixed:  ";
     if (rc.saved_seconds > 0)
       out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
@@ -204,6 +212,10 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     if (rc.waiting_ranks > 0)
       out << "; " << Fmt("%.3f", rc.waits_caused) << " s of waiting on "
           << RankCount(rc.waiting_ranks) << " traced to it";
+    if (rc.waiting_threads > 0)
+      out << "; " << Fmt("%.3f", rc.thread_waits_caused) << " s of barrier waits on "
+          << rc.waiting_threads << " other thread" << (rc.waiting_threads == 1 ? "" : "s")
+          << " of rank " << rc.culprit_rank;
     out << "\n";
     out << "    why:       " << WhyText(rc) << "\n";
     if (rc.communication) {
@@ -235,11 +247,13 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       const Vertex &s = in.psg.vertex(ps.vertex);
       out << "      " << (ps.vertex == rc.vertex && ps.rank == rc.culprit_rank ? "* " : "  ")
           << ToString(s.kind) << " " << Safe(VertexName(in.psg, ps.vertex)) << "  rank " << ps.rank
-          << "  " << Safe(Where(in.psg, ps.vertex)) << "  " << Fmt("%.3f", ps.time) << " s";
+          << (ps.thread >= 0 ? " thread " + std::to_string(ps.thread) : std::string()) << "  "
+          << Safe(Where(in.psg, ps.vertex)) << "  " << Fmt("%.3f", ps.time) << " s";
       if (ps.via != "prev" && ps.via != "control")
         out << "  [" << ps.via;
       if (ps.wait > 0)
-        out << ", waited " << Fmt("%.3f", ps.wait) << " s";
+        out << (ps.via == "barrier" ? ", the other threads waited " : ", waited ")
+            << Fmt("%.3f", ps.wait) << " s";
       if (ps.via != "prev" && ps.via != "control")
         out << "]";
       if (ps.problematic)
@@ -365,6 +379,12 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"call_sites", CallSitesJson(in.psg, rc.vertex)},
          {"ranks", rc.ranks},
          {"culprit_rank", rc.culprit_rank},
+         {"culprit_thread", rc.culprit_thread},
+         {"culprit", Culprit(rc)},
+         {"thread_imbalance", rc.thread_imbalance},
+         {"serial_fraction", rc.serial_fraction},
+         {"thread_waits_caused", rc.thread_waits_caused},
+         {"waiting_threads", rc.waiting_threads},
          {"score", rc.score},
          {"score_of", "cost over the busiest rank's measured time"},
          {"cost_seconds", rc.cost_seconds},

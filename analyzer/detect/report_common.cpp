@@ -104,6 +104,13 @@ std::string Fmt(const char *fmt, double x) {
 
 std::string RankCount(int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); }
 
+std::string Culprit(const RootCause &rc) {
+  std::string s = "rank " + std::to_string(rc.culprit_rank);
+  if (rc.culprit_thread >= 0)
+    s += " thread " + std::to_string(rc.culprit_thread);
+  return s;
+}
+
 std::string RankList(const std::vector<int> &ranks, size_t max) {
   std::string s;
   for (size_t i = 0; i < ranks.size() && i < max; ++i)
@@ -203,6 +210,14 @@ std::string WhyText(const RootCause &rc) {
     s += (s.empty() ? "" : ", ") + std::string("non-scalable");
   if (rc.communication)
     s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
+  if (rc.serial_fraction)
+    s += (s.empty() ? "" : "; ") +
+         std::string("serial fraction: code outside the OpenMP regions whose time grows with "
+                     "the rank count, which no thread count shortens (Amdahl)");
+  if (rc.culprit_thread >= 0)
+    s += (s.empty() ? "" : "; ") + std::string("thread ") + std::to_string(rc.culprit_thread) +
+         " of rank " + std::to_string(rc.culprit_rank) + " is over its team's median by the " +
+         "abnormal threshold";
   if (s.empty())
     s = "reached by backtracking from the problematic vertex the path starts at; neither "
         "abnormal nor non-scalable on its own" +

@@ -38,6 +38,8 @@ std::string Fmt(const char *fmt, double x);
 std::string RankCount(int n);
 
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);
+// "rank 3 thread 0", or "rank 3" when no thread of it stands out.
+std::string Culprit(const RootCause &rc);
 
 // Ascending, runs of consecutive ranks as ranges: "0-3,7,9-12"; cut with
 // ",..." before it passes MAX_CHARS (the count of ranks is the caller's).

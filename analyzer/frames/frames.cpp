@@ -525,6 +525,22 @@ void FrameResolver::ResolveProfile(Profile &profile) {
           to.wait_seconds += x.wait_seconds;
           MergeSeqRanges(to.seqs, x.seqs);
         });
+    MergeRows(
+        r.thread_vertices, remap,
+        [](const ThreadRow &x) { return std::make_pair(x.ctx, x.thread); },
+        [](ThreadRow &to, const ThreadRow &x) {
+          to.samples += x.samples;
+          to.cpu_seconds += x.cpu_seconds;
+        });
+    MergeRows(
+        r.omp, remap, [](const OmpRow &x) { return std::make_tuple(x.ctx, x.thread, x.kind); },
+        [](OmpRow &to, const OmpRow &x) {
+          to.count += x.count;
+          to.seconds += x.seconds;
+          to.samples += x.samples;
+          to.cpu_seconds += x.cpu_seconds;
+          to.iterations += x.iterations;
+        });
   }
 }
 

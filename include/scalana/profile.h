@@ -177,6 +177,38 @@ struct DepRow {
   std::vector<SeqRange> seqs;
 };
 
+// The thread dimension (docs/formats.md section 3, "Threads"; all optional).
+// A thread is named by its creation order in the rank (0: the main thread)
+// and, for OpenMP threads, its number in the outermost team.
+struct ThreadInfo {
+  uint32_t index = 0;
+  int omp_thread = -1; // -1: not an OpenMP thread
+};
+// One thread's samples in a context: written for every context that a
+// thread other than the main one sampled (the rank's `vertices` row is the
+// sum); a context with no such rows was sampled by the main thread alone.
+struct ThreadRow {
+  uint32_t ctx = 0, thread = 0; // thread: ThreadInfo::index
+  uint64_t samples = 0;
+  double cpu_seconds = 0;
+};
+// Time one thread spent in the OpenMP runtime at one place (OMPT): waits
+// (kind barrier, loop_barrier, explicit_barrier, other_barrier, taskwait,
+// taskgroup, reduction) with the samples taken while waiting, which are in
+// no `vertices` row, and worksharing (kind loop, work) with the iterations
+// the thread got. CTX is the region's fork context, then the construct's
+// own return address where it has one of its own.
+struct OmpRow {
+  uint32_t ctx = 0, thread = 0;
+  std::string kind;
+  uint64_t count = 0;
+  double seconds = 0; // wall clock
+  uint64_t samples = 0;
+  double cpu_seconds = 0;
+  uint64_t iterations = 0;
+};
+bool IsOmpWait(const std::string &kind);
+
 struct RankData {
   int rank = 0;
   std::string host;
@@ -192,6 +224,9 @@ struct RankData {
   std::vector<VertexRow> vertices;
   std::vector<MpiRow> mpi;
   std::vector<DepRow> deps;
+  std::vector<ThreadInfo> thread_info;
+  std::vector<ThreadRow> thread_vertices;
+  std::vector<OmpRow> omp;
   // How a rank's data ended when it is not part of a complete profile
   // (docs/formats.md section 3; both optional in files, written when set).
   // SNAPSHOT: the data is a periodic snapshot taken at wall_time, and no end

@@ -14,6 +14,7 @@ namespace scalana::rt {
 std::atomic<bool> g_sampling_enabled{false};
 namespace {
 std::atomic<ThreadSamples *> g_registry{nullptr};
+std::atomic<uint32_t> g_thread_index{0};
 
 // Each field is atomic on its own: a reader racing a dlclose or a reload may
 // see a mix of old and new fields for that one frame, never a torn word.
@@ -133,6 +134,8 @@ ThreadSamples *NewThreadSamples() {
   auto *t = static_cast<ThreadSamples *>(p);
   t->papi_eventset = -1;
   t->perf_fd = -1;
+  t->omp_thread = -1;
+  t->index = g_thread_index.fetch_add(1, std::memory_order_relaxed);
   // Lock-free push: threads start concurrently.
   ThreadSamples *head = g_registry.load(std::memory_order_relaxed);
   do {
@@ -154,9 +157,31 @@ uint64_t ThreadCpuNs() {
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
 
+// A worker's stack starts at the region's body: the fork's context goes
+// before it, so its samples land where the master's do. A context cut at
+// the top keeps its mark and no prefix; a prefix that does not fit is left out.
+static uint32_t WithForkFrames(const ThreadSamples *t, uint64_t *frames, uint32_t n) {
+  uint32_t m = t->fork_frames_length;
+  const uint64_t *prefix = t->fork_frames;
+  if (!m || !prefix || (n && frames[0] == kFramesTruncated) || n + m > kMaxProgramFrames + 1)
+    return n;
+  for (uint32_t i = n; i-- > 0;)
+    frames[i + m] = frames[i];
+  for (uint32_t i = 0; i < m; ++i)
+    frames[i] = prefix[i];
+  return n + m;
+}
+
 void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long long *counters) {
   // The handler owns this frame: the context is built here first, so the
   // table never holds a half-written one.
+  if (OmpWaitSlot *w = t->omp_wait) {
+    // Waiting in the OpenMP runtime (ompt_tool.cpp): booked on the wait.
+    t->samples += 1;
+    w->samples += 1;
+    w->cpu_ns += cpu_ns;
+    return;
+  }
   uint64_t frames[kMaxProgramFrames + 1];
   uint32_t n = 0;
   if (uint32_t m = t->mpi_frames_length) {
@@ -170,6 +195,7 @@ void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long lo
     return;
   } else {
     n = CaptureContext(pc, frames);
+    n = WithForkFrames(t, frames, n);
   }
   if (n && frames[0] == kFramesTruncated)
     t->truncated += 1;

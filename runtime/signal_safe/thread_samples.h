@@ -39,6 +39,23 @@ struct SampleSlot {
   uint64_t counters[kMaxCounters];
 };
 
+// Time a thread spent waiting in the OpenMP runtime (a barrier, a
+// taskwait...) at one place: the fork context of the region it waited in and
+// the wait's own return address into the program (ompt_tool.cpp). The
+// callbacks own count and wall_ns; the sampling handler, on the same
+// thread, only samples and cpu_ns of the wait the thread is in.
+// A worksharing loop's slot (kind kOmpWorkKind | ompt_work_t) holds the
+// thread's loops there, its wall time in them and the iterations it got.
+inline constexpr uint32_t kOmpWaitSlots = 512; // power of two: masked probing
+inline constexpr uint32_t kOmpWorkKind = 0x100;
+struct OmpWaitSlot {
+  const void *fork; // the region's fork context (ompt_tool.cpp), null: none known
+  uintptr_t codeptr;
+  uint32_t kind; // ompt_sync_region_t, or kOmpWorkKind | ompt_work_t; 0: empty
+  uint64_t count, wall_ns, iterations;
+  uint64_t samples, cpu_ns; // samples taken while waiting here, and their CPU time
+};
+
 struct ThreadSamples {
   uint64_t samples, dropped, truncated, in_profiler;
   uint64_t last_cpu_ns; // the thread's CPU clock at its previous sample
@@ -76,7 +93,19 @@ struct ThreadSamples {
   int perf_fd;
   int fds_held;
   void *posix_timer;
+  // OpenMP, set by the OMPT callbacks on this thread (ompt_tool.cpp): the
+  // calling context of the fork of the region this thread works in as a
+  // worker (its own stack starts at the region's body), prefixed to its
+  // samples; the wait it is in, whose slot takes its samples instead of a
+  // context (spinning in the runtime is waiting, not computing).
+  const uint64_t *volatile fork_frames;
+  volatile uint32_t fork_frames_length;
+  OmpWaitSlot *volatile omp_wait;
+  uint32_t index; // creation order in the process: 0 is the main thread
+  int omp_thread; // thread number in its outermost OpenMP team, -1: none yet
+  uint32_t omp_waits_dropped;
   ThreadSamples *next; // registry of all threads, never unlinked
+  OmpWaitSlot omp_waits[kOmpWaitSlots];
   SampleSlot slots[kSampleSlots];
   uint64_t frames[kFrameArenaWords];
 };

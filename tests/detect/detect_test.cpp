@@ -4,6 +4,7 @@
 #include "detect/load.h"
 #include "detect/report.h"
 #include "detect/report_common.h"
+#include "detect/threads.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>
@@ -211,6 +212,51 @@ TEST(DetectAbnormal, ThresholdIsStrict) {
       }
     EXPECT_EQ(found, expect) << "factor " << factor;
   }
+}
+
+// OpenMP threads (docs/detect.md, "Threads"): main forks a parallel region
+// whose body runs a loop; on rank 1, thread 0 spends 1.6 s there against
+// thread 1's 0.4 s, and thread 1 waits 1.2 s at the region's barrier. The
+// main thread's time is the rank's less the other thread's (contexts only it
+// sampled have no thread rows); rank 0 is balanced.
+TEST(DetectThreads, TheSlowThreadIsNamedWithTheWaitsOfTheOthers) {
+  FnBuilder m{"main"};
+  uint32_t fork = m.Add(0, VertexKind::Call, 10, "main.omp_outlined");
+  m.fn.vertices[fork].region = OmpRegion::Parallel;
+  uint32_t allreduce = m.Add(0, VertexKind::Mpi, 20, "MPI_Allreduce", MpiClass::Collective);
+  FnBuilder body{"main.omp_outlined", 10};
+  body.fn.outlined = OmpRegion::Parallel;
+  uint32_t loop = body.Add(0, VertexKind::Loop, 12);
+  Psg psg = Psg::Build({m.fn, body.fn});
+  ProfileBuilder b(2);
+  b.p.contexts.push_back({m.Id(fork), body.Id(loop)});
+  b.p.contexts.push_back({m.Id(fork)});
+  const uint32_t in_loop = 0, at_fork = 1;
+  for (int r = 0; r < 2; ++r) {
+    RankData &rd = b.p.ranks[size_t(r)];
+    rd.thread_info = {{0, 0}, {1, 1}};
+    rd.vertices.push_back({in_loop, uint64_t(r ? 200 : 80), r ? 2.0 : 0.8, {}});
+    rd.thread_vertices.push_back({in_loop, 1, 40, 0.4});
+    rd.omp.push_back({at_fork, 1, "barrier", 10, r ? 1.2 : 0.01, 0, 0, 0});
+    b.Mpi(r, m.Id(allreduce), r ? 0.01 : 1.2);
+  }
+  scalana::Run run = BuildRun(psg, b.p, "run");
+  DetectOptions o;
+  std::vector<AbnormalThread> found = FindAbnormalThreads(psg, run, o, 0.02);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_EQ(found[0].rank, 1);
+  EXPECT_EQ(found[0].thread, 0);
+  EXPECT_NEAR(found[0].time, 1.6, 1e-5);
+  EXPECT_NEAR(found[0].excess, 1.2, 1e-5);
+  EXPECT_NEAR(found[0].waits, 1.2, 1e-5);
+  EXPECT_EQ(found[0].waiting, 1);
+  DetectResult res = Detect(psg, {run}, o);
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_EQ(rc.vertex, found[0].vertex);
+  EXPECT_EQ(report_common::Culprit(rc), "rank 1 thread 0");
+  EXPECT_NEAR(rc.thread_waits_caused, 1.2, 1e-5);
+  EXPECT_EQ(rc.path.back().via, "barrier");
 }
 
 TEST(DetectAbnormal, SamplingNoiseOnFewSamplesIsNotAbnormal) {

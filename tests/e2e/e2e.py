@@ -55,18 +55,35 @@ EXAMPLES = {
 #   hybrid_omp     MPI + OpenMP, 2 threads per rank; the cause is a loop inside
 #                  a parallel region on one thread of the last rank: its call
 #                  path must go through the region at the directive's line
+#   hybrid_threads the same in a parallel loop, profiled at 1, 2 and 4 ranks:
+#                  the culprit is named `rank <last> thread 0`, with the
+#                  barrier waits of its other thread and the ranks' MPI waits
+#                  in "if fixed"; clean: balanced threads and ranks, quiet
+#   hybrid_static  a schedule(static) loop over an imbalanced iteration
+#                  space, alike on every rank: named with its culprit thread
+#   hybrid_serial  a serial loop outside the parallel regions whose work grows
+#                  with the rank count: named as the serial fraction
 PROGRAMS = {
     "master_worker": ("bench/accuracy/programs/master_worker.c", "scalana-cc", ["inject"]),
     "tags": ("bench/accuracy/programs/tags.c", "scalana-cc", ["inject"]),
     "alltoall": ("tests/e2e/programs/alltoall.c", "scalana-cc", ["clean"]),
     "merged_mpi": ("tests/e2e/programs/merged_mpi.c", "scalana-cc", ["clean"]),
     "hybrid_omp": ("tests/e2e/programs/hybrid_omp.c", "scalana-cc", ["inject"]),
+    "hybrid_threads": ("tests/e2e/programs/hybrid_threads.c", "scalana-cc", ["inject", "clean"]),
+    "hybrid_static": ("tests/e2e/programs/hybrid_static.c", "scalana-cc", ["inject"]),
+    "hybrid_serial": ("tests/e2e/programs/hybrid_serial.c", "scalana-cc", ["inject"]),
 }
 # What a program needs beyond -O2 to build, and in its runs' environment.
 # libomp's idle threads sleep rather than spin: 8 ranks of 2 threads share
 # 2 cores here.
-PROGRAM_FLAGS = {"hybrid_omp": ["-fopenmp"]}
-PROGRAM_ENV = {"hybrid_omp": {"OMP_WAIT_POLICY": "passive"}}
+OMP_PROGRAMS = ("hybrid_omp", "hybrid_threads", "hybrid_static", "hybrid_serial")
+PROGRAM_FLAGS = {name: ["-fopenmp"] for name in OMP_PROGRAMS}
+PROGRAM_ENV = {name: {"OMP_WAIT_POLICY": "passive", "OMP_NUM_THREADS": "2"}
+               for name in OMP_PROGRAMS}
+# The culprit thread each program's injection names (the last rank's
+# thread 0; any rank's thread 1).
+CULPRIT = {"hybrid_threads": re.compile(r"rank (\d+) thread 0$"),
+           "hybrid_static": re.compile(r"rank (\d+) thread 1$")}
 PARALLEL_DIRECTIVE = re.compile(r"^\s*#\s*pragma\s+omp\s+parallel\b")
 DEFAULT_SCALES = [1, 2, 4, 8]
 MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
@@ -275,6 +292,32 @@ def check_parallel_region_path(ex, runs, top, report_path):
     log(f"reached through the parallel region at {ex.source_name}:{directive}: {want}")
 
 
+def check_culprit_thread(ex, top, report_path):
+    """hybrid_threads, hybrid_static: the top root cause names its culprit
+    thread (`rank 3 thread 0`), the barrier waits of the rank's other thread
+    traced to it, and a fix that gives time back."""
+    culprit = top.get("culprit", "")
+    m = CULPRIT[ex.name].match(culprit)
+    last = max(ex.scales) - 1
+    if not m or (ex.name == "hybrid_threads" and int(m.group(1)) != last):
+        raise Failure(f"the top root cause's culprit is '{culprit}', expected "
+                      f"{CULPRIT[ex.name].pattern} (rank {last} for hybrid_threads; "
+                      f"report in {report_path})")
+    if top.get("thread_waits_caused", 0) <= 0 or top.get("waiting_threads", 0) < 1:
+        raise Failure(f"no barrier wait of another thread is traced to {culprit} "
+                      f"(report in {report_path})")
+    if top.get("saved_seconds", 0) <= 0:
+        raise Failure(f"'if fixed' gives nothing back for {culprit} (report in {report_path})")
+    if ex.name == "hybrid_threads" and top.get("waits_caused", 0) <= 0:
+        raise Failure(f"no rank's MPI wait is traced to {culprit} (report in {report_path})")
+    if "parallel region" not in (top.get("call_path") or []):
+        raise Failure(f"the call path {top.get('call_path')} does not go through the parallel "
+                      f"region (report in {report_path})")
+    log(f"culprit {culprit}: {top['thread_waits_caused']:.3f} s of barrier waits on "
+        f"{top['waiting_threads']} thread(s), {top.get('waits_caused', 0):.3f} s of MPI waits "
+        f"on {top.get('waiting_ranks', 0)} rank(s); if fixed {top['saved_seconds']:.3f} s")
+
+
 def stage_detect(ex, variant):
     runs = [ex.run_dir(variant, np) for np in ex.scales]
     report_path = os.path.join(ex.work, f"detect-{variant}.json")
@@ -308,6 +351,14 @@ def stage_detect(ex, variant):
             check_phase_pairing(causes, report_path)
         if ex.name == "hybrid_omp":
             check_parallel_region_path(ex, runs, top, report_path)
+        if ex.name in CULPRIT and got == (ex.source_name, ex.rc_line):
+            check_culprit_thread(ex, top, report_path)
+        if ex.name == "hybrid_serial" and got == (ex.source_name, ex.rc_line):
+            if not top.get("serial_fraction") or "parallel region" in (top.get("call_path") or []):
+                raise Failure(f"the top root cause is not named the serial fraction, outside the "
+                              f"parallel region: serial_fraction {top.get('serial_fraction')}, "
+                              f"call path {top.get('call_path')} (report in {report_path})")
+            log("named as the serial fraction")
         if got != (ex.source_name, ex.rc_line):
             raise Failure(f"top root cause is {got[0]}:{got[1]}, expected "
                           f"{ex.source_name}:{ex.rc_line} (report in {report_path})")
@@ -321,7 +372,12 @@ def stage_detect(ex, variant):
                 raise Failure(f"communication root cause {c.get('file')}:{c.get('line')} "
                               f"does not say what grew (report in {report_path})")
         comm_ns = [v for v in doc.get("non_scalable", []) if v.get("kind") == "mpi"]
-        if comm_ns and not [c for c in causes if c.get("kind") == "mpi"]:
+        # The hybrid programs' clean runs put 4 ranks of 2 threads on 2 cores:
+        # their MPI waits grow with the oversubscription, which a noise-level
+        # computation cause may be said to explain; what they must show is
+        # that no computation stands out (below).
+        if comm_ns and ex.name not in OMP_PROGRAMS and \
+                not [c for c in causes if c.get("kind") == "mpi"]:
             raise Failure(f"{len(comm_ns)} non-scalable MPI vertices, but no root cause names "
                           f"the communication loss (report in {report_path})")
         log(f"communication losses named: {len(comm)}")

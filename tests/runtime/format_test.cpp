@@ -312,3 +312,47 @@ TEST(ProfileFormat, SequenceRangesMergeAsUnions) {
   EXPECT_EQ(many.front().first, 1u);
   EXPECT_EQ(many.back().last, 550u);
 }
+
+// The thread dimension (docs/formats.md section 3, "Threads") is optional:
+// it round-trips, merges with remapped contexts, and a row naming a thread
+// thread_info does not list is an error.
+TEST(ProfileFormat, ThreadRowsRoundTripMergeAndAreChecked) {
+  std::string dir = TempDir();
+  Profile a = Sample(0, 0x8000000000aaa001ull), b = Sample(1, 0x8000000000bbb001ull);
+  a.meta.complete = b.meta.complete = false;
+  b.ranks[0].thread_info = {{0, 0}, {3, 1}};
+  b.ranks[0].thread_vertices = {{1, 0, 4, 0.02}, {1, 3, 9, 0.045}};
+  b.ranks[0].omp = {{0, 3, "barrier", 20, 1.5, 2, 0.01, 0}, {1, 0, "loop", 20, 0.4, 0, 0, 4000}};
+  WriteProfileFile(a, dir + "/rank-0.json.gz");
+  WriteProfileFile(b, dir + "/rank-1.json.gz");
+  Profile m = ReadProfile(dir);
+  ASSERT_EQ(m.ranks.size(), 2u);
+  EXPECT_TRUE(m.ranks[0].thread_info.empty()); // older writers: none
+  const RankData &r = m.ranks[1];
+  ASSERT_EQ(r.thread_info.size(), 2u);
+  EXPECT_EQ(r.thread_info[1].index, 3u);
+  EXPECT_EQ(r.thread_info[1].omp_thread, 1);
+  ASSERT_EQ(r.thread_vertices.size(), 2u);
+  EXPECT_EQ(m.contexts[r.thread_vertices[1].ctx][0], 0x8000000000bbb001ull);
+  EXPECT_EQ(r.thread_vertices[1].samples, 9u);
+  ASSERT_EQ(r.omp.size(), 2u);
+  EXPECT_EQ(r.omp[0].kind, "barrier");
+  EXPECT_DOUBLE_EQ(r.omp[0].seconds, 1.5);
+  EXPECT_EQ(r.omp[1].iterations, 4000u);
+  EXPECT_EQ(m.contexts[r.omp[1].ctx][0], 0x8000000000bbb001ull);
+  EXPECT_TRUE(IsOmpWait(r.omp[0].kind));
+  EXPECT_FALSE(IsOmpWait(r.omp[1].kind));
+
+  WriteGz(dir + "/profile.json.gz",
+          R"({"format":"scalana-profile","version":2,"meta":{},"contexts":[[]],"comms":[],)"
+          R"("ranks":[{"rank":0,"vertices":[],"mpi":[],"deps":[],"thread_info":[[0,0]],)"
+          R"("thread_vertices":[[0,2,1,0.1]]}]})");
+  try {
+    ReadProfile(dir);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("names thread 2, which thread_info does not list"),
+              std::string::npos)
+        << e.what();
+  }
+}

@@ -496,6 +496,53 @@ def case_openmp(args):
                   "rank %d: the samples of %s are reached through %s: %s" % (r["rank"], fn, want, paths))
 
 
+def case_openmp_waits(args):
+    shown, _ = profiled(args, ["-fopenmp"])
+    src, res = shown.src, shown.res
+    region = "parallel region (%s:%d)" % (src.name, src.line("region"))
+
+    def through(info, marker):
+        return any(src.at(loc, marker) for loc in info["call_lines"] + [info["location"]])
+
+    for r in shown.prof["ranks"]:
+        where = "rank %d: " % r["rank"]
+        omp_of = {t[0]: t[1] for t in r.get("thread_info", [])}
+        workers = [i for i, o in omp_of.items() if o == 1]
+        check(len(workers) == 1 and omp_of.get(0) == 0,
+              where + "threads named by their OpenMP number: %s" % r.get("thread_info"))
+        worker = workers[0]
+        # The worker's samples in work()'s loop, under each caller of region().
+        loop = shown.loop_at("work")
+        rows = [row for row in r["thread_vertices"]
+                if row[1] == worker and res[row[0]] and loop(res[row[0]])]
+        a = sum(row[2] for row in rows if through(res[row[0]], "call_a"))
+        b = sum(row[2] for row in rows if through(res[row[0]], "call_b"))
+        check(a > 0 and b > 0 and a + b == sum(row[2] for row in rows),
+              where + "thread 1's samples of work() under caller_a (%d) and caller_b (%d) only, "
+              "of %d: %s" % (a, b, sum(row[2] for row in rows),
+                             {tuple(res[row[0]]["call_path"]) for row in rows}))
+        for row in rows:
+            check(region in res[row[0]]["call_path"],
+                  where + "thread 1 reaches work() through the region: %s" % res[row[0]]["call_path"])
+        # Thread 1 waits at the closing barrier for two thirds of each region.
+        waits = {}
+        for row in r["omp"]:
+            if row[2] == "barrier" and res[row[0]]:
+                for caller in ("call_a", "call_b"):
+                    if through(res[row[0]], caller):
+                        waits[(row[1], caller)] = waits.get((row[1], caller), 0) + row[4]
+        work0 = sum(row[3] for row in r["thread_vertices"]
+                    if row[1] == 0 and res[row[0]] and loop(res[row[0]]))
+        for caller in ("call_a", "call_b"):
+            w1, w0 = waits.get((worker, caller), 0), waits.get((0, caller), 0)
+            check(w1 > 0.15 * work0 and w1 > 3 * w0,
+                  where + "thread 1 waits at the barrier of the region under %s: %.3f s, thread 0 "
+                  "%.3f s (thread 0 computes %.3f s in all)" % (caller, w1, w0, work0))
+        spun = sum(row[5] for row in r["omp"] if row[1] == worker)
+        print(where + "thread 1 waited %.3f s, %d samples while waiting"
+              % (sum(waits.get((worker, c), 0) for c in ("call_a", "call_b")), spun))
+
+
 def case_inlined(args):
     shown, exe = profiled(args)
     # The premise: work() has no out-of-line copy, so its code exists only

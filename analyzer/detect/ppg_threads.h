@@ -1,0 +1,15 @@
+// The thread dimension of the PPG (ppg_threads.cpp; docs/detect.md, "Threads").
+#pragma once
+
+#include "detect/ppg.h"
+
+#include <functional>
+
+namespace scalana {
+// Adds the OpenMP threads' times of rank RD, at SLOT, to the series of their
+// vertices (VERTEX_OF maps a context, SERIES_OF a vertex to its series).
+// Called once per slot, after the slot's vertex rows are in.
+void AddThreadTimes(const Psg &psg, Run &run, const RankData &rd, int slot,
+                    const std::function<VertexId(uint32_t)> &vertex_of,
+                    const std::function<VertexSeries &(VertexId)> &series_of);
+} // namespace scalana

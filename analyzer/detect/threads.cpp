@@ -1,0 +1,165 @@
+#include "detect/threads.h"
+
+#include <algorithm>
+#include <cmath>
+#include <map>
+
+namespace scalana {
+
+namespace {
+// The OpenMP construct V runs in: the nearest ancestor that starts one.
+VertexId RegionOf(const Psg &psg, VertexId v) {
+  for (VertexId p = v; p != kNoVertex; p = psg.vertex(p).parent)
+    if (psg.vertex(p).region != OmpRegion::None)
+      return p;
+  return kNoVertex;
+}
+
+bool Inside(const Psg &psg, VertexId v, VertexId ancestor) {
+  for (VertexId p = v; p != kNoVertex; p = psg.vertex(p).parent)
+    if (p == ancestor)
+      return true;
+  return false;
+}
+
+// The waits in REGION on SLOT of every thread but THREAD, and how many waited.
+std::pair<double, int> WaitsInRegion(const Psg &psg, const Run &run, VertexId region, int slot,
+                                     int thread, double min_wait) {
+  std::map<int, double> per_thread;
+  for (const VertexSeries &s : run.series) {
+    if (s.threads.empty() || (region != kNoVertex && !Inside(psg, s.vertex, region)))
+      continue;
+    for (const ThreadTime &t : s.threads)
+      if (t.slot == slot && t.thread != thread && t.wait > 0)
+        per_thread[t.thread] += t.wait;
+  }
+  std::pair<double, int> out{0, 0};
+  for (auto [t, w] : per_thread)
+    if (w > min_wait) {
+      out.first += w;
+      ++out.second;
+    }
+  return out;
+}
+} // namespace
+
+std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
+                                                const DetectOptions &opts, double floor) {
+  std::vector<AbnormalThread> found;
+  const double hz = run.sample_rate;
+  for (const VertexSeries &s : run.series) {
+    if (s.threads.empty() || psg.vertex(s.vertex).kind == VertexKind::Mpi)
+      continue;
+    for (size_t i = 0; i < s.threads.size();) {
+      const int slot = s.threads[i].slot;
+      const int team = slot < int(run.omp_threads.size()) ? run.omp_threads[size_t(slot)] : 0;
+      std::vector<double> cpu(size_t(std::max(team, 0)), 0.0);
+      for (; i < s.threads.size() && s.threads[i].slot == slot; ++i)
+        if (s.threads[i].thread < team)
+          cpu[size_t(s.threads[i].thread)] += s.threads[i].cpu;
+      if (team < 2)
+        continue;
+      for (int t = 0; t < team; ++t) {
+        // Against the team's other threads: of two, the other one.
+        std::vector<double> others;
+        for (int o = 0; o < team; ++o)
+          if (o != t)
+            others.push_back(cpu[size_t(o)]);
+        const double med = Median(others);
+        // Noise: the median's Poisson spread in samples, as for ranks.
+        const double noise =
+            hz > 0 ? opts.noise_sigma * std::sqrt(std::max(med, 0.0) * hz) / hz : 0;
+        double excess = cpu[size_t(t)] - med;
+        if (cpu[size_t(t)] <= opts.abnorm_thd * med || excess <= std::max(floor, noise))
+          continue;
+        AbnormalThread a;
+        a.vertex = s.vertex;
+        a.slot = slot;
+        a.rank = run.ranks[size_t(slot)];
+        a.thread = t;
+        a.time = cpu[size_t(t)];
+        a.median = med;
+        a.excess = excess;
+        std::tie(a.waits, a.waiting) =
+            WaitsInRegion(psg, run, RegionOf(psg, s.vertex), slot, t, opts.min_wait);
+        found.push_back(a);
+      }
+    }
+  }
+  std::sort(found.begin(), found.end(),
+            [](const AbnormalThread &a, const AbnormalThread &b) { return a.excess > b.excess; });
+  return found;
+}
+
+void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, double floor,
+                   std::vector<RootCause> &causes) {
+  std::vector<AbnormalThread> abnormal = FindAbnormalThreads(psg, big, opts, floor);
+  if (abnormal.empty())
+    return;
+  std::map<std::pair<VertexId, int>, const AbnormalThread *> at; // (vertex, rank): worst
+  for (const AbnormalThread &a : abnormal)
+    at.try_emplace({a.vertex, a.rank}, &a);
+  std::map<VertexId, size_t> cause_of;
+  for (size_t i = 0; i < causes.size(); ++i) {
+    RootCause &rc = causes[i];
+    cause_of.emplace(rc.vertex, i);
+    auto it = at.find({rc.vertex, rc.culprit_rank});
+    if (rc.communication || it == at.end())
+      continue;
+    const AbnormalThread &a = *it->second;
+    rc.culprit_thread = a.thread;
+    rc.thread_waits_caused = a.waits;
+    rc.waiting_threads = a.waiting;
+    rc.path.push_back(PathStep{a.vertex, a.rank, a.time, a.waits, "barrier", true, a.thread});
+  }
+  const double big_max = big.total_time;
+  const float slowest = big.rank_total.empty()
+                            ? 0.f
+                            : *std::max_element(big.rank_total.begin(), big.rank_total.end());
+  // Imbalance within ranks that no rank-level path explains: a cause of
+  // its own, on its worst rank, costing that thread's time over the median.
+  for (const AbnormalThread &a : abnormal) {
+    if (auto it = cause_of.find(a.vertex); it != cause_of.end()) {
+      RootCause &rc = causes[it->second];
+      if (rc.thread_imbalance &&
+          std::find(rc.ranks.begin(), rc.ranks.end(), a.rank) == rc.ranks.end()) {
+        rc.ranks.push_back(a.rank);
+        std::sort(rc.ranks.begin(), rc.ranks.end());
+      }
+      continue;
+    }
+    cause_of.emplace(a.vertex, causes.size());
+    RootCause rc;
+    rc.vertex = a.vertex;
+    rc.culprit_rank = a.rank;
+    rc.culprit_thread = a.thread;
+    rc.ranks = {a.rank};
+    rc.thread_imbalance = rc.abnormal = true;
+    rc.cost_seconds = a.excess;
+    rc.culprit_time = a.time;
+    rc.median_time = a.median;
+    rc.thread_waits_caused = a.waits;
+    rc.waiting_threads = a.waiting;
+    rc.rank_time = big.rank_total[size_t(a.slot)];
+    rc.wall_time = big.meta.wall_time > 0 ? big.meta.wall_time : big_max;
+    rc.score = big_max > 0 ? std::min(1.0, a.excess / big_max) : 0;
+    // The team waits for the thread: the region, and so its rank, ends
+    // later by the excess; the run by it when the rank is the slowest or
+    // others wait.
+    const bool critical = a.waits > opts.min_wait || rc.rank_time >= 0.95 * slowest;
+    rc.saved_seconds = critical ? std::min(a.excess, rc.wall_time) : 0;
+    rc.path.push_back(PathStep{a.vertex, a.rank, a.time, a.waits, "barrier", true, a.thread});
+    causes.push_back(std::move(rc));
+  }
+}
+
+void MarkSerialFraction(const Psg &psg, const Run &big, std::vector<RootCause> &causes) {
+  if (std::none_of(big.omp_threads.begin(), big.omp_threads.end(), [](int n) { return n >= 2; }))
+    return;
+  for (RootCause &rc : causes)
+    if (rc.non_scalable && !rc.communication && !rc.thread_imbalance &&
+        psg.vertex(rc.vertex).kind != VertexKind::Mpi && RegionOf(psg, rc.vertex) == kNoVertex)
+      rc.serial_fraction = true;
+}
+
+} // namespace scalana

@@ -1,0 +1,33 @@
+// Abnormal OpenMP threads within a rank, and what their imbalance costs
+// (threads.cpp; docs/detect.md, "Threads").
+#pragma once
+
+#include "detect/detect.h"
+
+namespace scalana {
+
+// A vertex on one rank where one thread's CPU time exceeds ABNORM_THD times
+// the median over the rank's team, by more than the noise.
+struct AbnormalThread {
+  VertexId vertex = kNoVertex;
+  int slot = -1, rank = -1, thread = -1;
+  double time = 0, median = 0, excess = 0;
+  double waits = 0; // the team's other threads' waits in the same region
+  int waiting = 0;  // threads among them that waited
+};
+
+// FLOOR: the smallest excess that counts (two samples' worth).
+std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
+                                                const DetectOptions &opts, double floor);
+
+// Names the culprit thread of every root cause whose culprit rank has an
+// abnormal thread at its vertex, counts the waits it causes, and adds the
+// imbalances no root cause explains as causes of their own.
+void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, double floor,
+                   std::vector<RootCause> &causes);
+
+// Marks the non-scalable computation causes outside every OpenMP construct
+// as the serial fraction, in runs whose ranks have teams of 2 or more.
+void MarkSerialFraction(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+
+} // namespace scalana

@@ -1,0 +1,103 @@
+#!/usr/bin/env python3
+"""What the OMPT tool costs: ompt_cost.c built with mpicc driving clang-19
+(-O2 -g -fopenmp), run at --np ranks (default 1) of 2 threads
+(OMP_NUM_THREADS=2) in alternating order: plain; under `scalana prof` with libomp told not to
+start a tool (OMP_TOOL=disabled: the sampler and wrappers alone); under
+`scalana prof` with the tool. Prints the median in-program seconds of
+each, the tool's overhead (tool against tool disabled, medians over the
+pairs of runs next to each other) and the whole profiler's (against plain),
+the regions per second of the plain build, then the profile size per rank
+(gzip and JSON) with 2 and 8 threads per rank (5000 regions, threads
+sleeping at barriers: OMP_WAIT_POLICY=passive).
+
+usage: bench_ompt.py --bin BUILD/bin [--runs N] [--regions N] [--work N] [--np N]
+
+Figures on a shared machine are noisy: compare the figures of one
+invocation, whose runs alternate. libomp's threads spin at barriers: with
+more threads than free cores (other jobs, or ranks times threads over the
+cores) regions slow down by orders of magnitude, so keep ranks times 2
+within the idle cores.
+"""
+import argparse
+import glob
+import gzip
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def env(threads, **extra):
+    e = {k: v for k, v in os.environ.items() if not k.startswith("SCALANA_")}
+    e.update(OMPI_MCA_mpi_yield_when_idle="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMP_NUM_THREADS=str(threads),
+             OMPI_MCA_rmaps_base_oversubscribe="1")
+    e.update(extra)
+    return e
+
+
+def run(cmd, e):
+    p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=900)
+    if p.returncode != 0:
+        sys.exit("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
+    out = {}
+    for line in p.stdout.splitlines():
+        parts = line.split()
+        if len(parts) == 2:
+            try:
+                out[parts[0]] = float(parts[1])
+            except ValueError:
+                pass
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--runs", type=int, default=7)
+    ap.add_argument("--regions", type=int, default=200000)
+    ap.add_argument("--work", type=int, default=256)
+    ap.add_argument("--np", type=int, default=1)
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="scalana-bench-ompt-")
+    exe = os.path.join(work, "ompt_cost")
+    subprocess.run(["mpicc", "-O2", "-g", "-fopenmp",
+                    os.path.join(HERE, "ompt_cost.c"), "-o", exe], check=True,
+                   env=dict(os.environ, OMPI_CC="clang-19"))
+    mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(args.np)]
+    prog = [exe, str(args.regions), str(args.work)]
+    prof = [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", os.path.join(work, "run")]
+    times = {"plain": [], "no_tool": [], "tool": []}
+    pairs = []
+    for _ in range(args.runs):
+        plain = run(mpirun + prog, env(2))["seconds"]
+        off = run(mpirun + prof + ["--"] + prog, env(2, OMP_TOOL="disabled"))["seconds"]
+        on = run(mpirun + prof + ["--"] + prog, env(2))["seconds"]
+        times["plain"].append(plain)
+        times["no_tool"].append(off)
+        times["tool"].append(on)
+        pairs.append((on / off - 1, on / plain - 1))
+    for k, v in times.items():
+        print("%-8s median %.3f s over %d runs" % (k, statistics.median(v), len(v)))
+    print("regions per second (plain): %.0f" % (args.regions / statistics.median(times["plain"])))
+    print("OMPT tool overhead (tool vs tool disabled, median of pairs): %+.1f%%"
+          % (100 * statistics.median(p[0] for p in pairs)))
+    print("profiler overhead (tool vs plain, median of pairs): %+.1f%%"
+          % (100 * statistics.median(p[1] for p in pairs)))
+    for threads in (2, 8):
+        out = os.path.join(work, "size%d" % threads)
+        run(mpirun + [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", out, "--"] +
+            [exe, "5000", str(args.work)], env(threads, OMP_WAIT_POLICY="passive"))
+        path = os.path.join(out, "profile.json.gz")
+        raw = len(gzip.open(path).read())
+        print("profile per rank, %d threads: %.1f KB gzip, %.1f KB JSON"
+              % (threads, os.path.getsize(path) / args.np / 1024, raw / args.np / 1024))
+    shutil.rmtree(work, True)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,315 @@
+// The OMPT tool (docs/runtime.md, "OpenMP"): LLVM's libomp looks up
+// ompt_start_tool when it initialises; this library, preloaded, provides it.
+// A program without libomp never calls it, so nothing here runs.
+//
+// What the callbacks record, per thread (ThreadSamples, thread_samples.h):
+//  - the calling context of each region's fork, captured on the encountering
+//    thread (call_sites.h: unwound once per call site and stack depth) and
+//    interned for good, which every worker of the region prefixes to its
+//    samples, so a function called from two places forks two contexts;
+//  - every wait in the runtime (barriers, taskwait, taskgroup, reductions)
+//    by (region context, the wait's return address, kind): count and wall
+//    time, and the samples taken while waiting go to the wait, not to a
+//    context;
+//  - every worksharing loop by (region context, return address): count,
+//    wall time in it and iterations assigned to the thread.
+// Callbacks run in normal context on hot paths: no allocation once a fork
+// site has been seen, a few loads and two clock reads per event.
+#include "call_sites.h"
+#include "runtime.h"
+
+namespace scalana::rt {
+std::atomic<bool> g_ompt_active{false};
+}
+
+#ifdef SCALANA_OMP_TOOLS_H
+#include SCALANA_OMP_TOOLS_H
+
+#include <time.h>
+
+#include <map>
+#include <mutex>
+#include <unordered_map>
+#include <vector>
+
+namespace scalana::rt {
+namespace {
+
+uint64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
+// A fork's full calling context, interned: never freed, since workers'
+// samples read it from signal context at any time.
+struct ForkContext {
+  std::vector<uint64_t> frames;
+};
+
+ForkContext *Intern(std::vector<uint64_t> frames) {
+  static std::mutex *mu = new std::mutex;
+  static auto *all = new std::map<std::vector<uint64_t>, ForkContext *>;
+  std::lock_guard<std::mutex> lock(*mu);
+  ForkContext *&c = (*all)[frames];
+  if (!c)
+    c = new ForkContext{std::move(frames)};
+  return c;
+}
+
+// One region as its workers see it: its fork context, and when it ended
+// (the master's parallel_end), which bounds a worker's wait at the region's
+// closing barrier: libomp reports the end of that wait only when the worker
+// is released for the next region.
+struct RegionState {
+  ForkContext *fork = nullptr;
+  std::atomic<uint64_t> gen{0}, ended_gen{0}, end_ns{0};
+};
+
+// Where each fork site of this thread leads (key: the fork's return address
+// into the program, the runtime entry's frame, the context this thread's
+// own stack continues).
+struct SiteKey {
+  uintptr_t ra, fa;
+  const ForkContext *outer;
+  bool operator==(const SiteKey &o) const { return ra == o.ra && fa == o.fa && outer == o.outer; }
+};
+struct SiteKeyHash {
+  size_t operator()(const SiteKey &k) const {
+    return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa ^ uintptr_t(k.outer) * 31);
+  }
+};
+struct Site {
+  ForkContext *fork = nullptr;
+  std::vector<call_sites::Slot> slots; // the chain of calls above the fork, checked on reuse
+  bool checkable = false;
+};
+
+// A level of implicit tasks the thread is in (nested regions stack them).
+struct Level {
+  ForkContext *outer; // the fork context before it, restored at its end
+  RegionState *region;
+  uint64_t gen;
+};
+
+struct OmpThread {
+  std::unordered_map<SiteKey, Site, SiteKeyHash> sites;
+  SiteKey last_key{0, 0, nullptr};
+  Site *last_site = nullptr;
+  static constexpr unsigned kRing = 16; // regions this thread forked, reused in turn
+  RegionState ring[kRing];
+  unsigned next_region = 0;
+  static constexpr unsigned kMaxLevels = 16;
+  Level levels[kMaxLevels];
+  unsigned depth = 0;          // levels in use (deeper ones are not tracked)
+  ForkContext *fork = nullptr; // the fork context of this thread's stack, null: its own
+  uint64_t wait_start_ns = 0, work_start_ns = 0;
+  OmpWaitSlot *work_slot = nullptr; // the worksharing construct the thread is in
+};
+
+bool StillValid(const Site &s) {
+  if (!s.checkable)
+    return false;
+  for (const call_sites::Slot &slot : s.slots)
+    if (*reinterpret_cast<const uintptr_t *>(slot.address) != slot.value)
+      return false;
+  return true;
+}
+
+// The worker's prefix, set so the handler never sees a length without its
+// frames (same thread: compiler fences suffice).
+void SetForkFrames(ThreadSamples *t, const ForkContext *c) {
+  t->fork_frames_length = 0;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->fork_frames = c ? c->frames.data() : nullptr;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->fork_frames_length = c ? uint32_t(c->frames.size()) : 0;
+}
+
+ForkContext *ForkOf(OmpThread &o, const void *codeptr, const ompt_frame_t *frame) {
+  SiteKey key{uintptr_t(codeptr), frame ? uintptr_t(frame->enter_frame.ptr) : 0, o.fork};
+  if (o.last_site && o.last_key == key && StillValid(*o.last_site))
+    return o.last_site->fork;
+  if (o.sites.size() >= 4096)
+    o.sites.clear(); // a program whose stacks vary without end: start over
+  Site &s = o.sites[key];
+  if (!s.fork || !StillValid(s)) {
+    call_sites::Entry &e = ContextOfCall(codeptr, reinterpret_cast<const void *>(key.fa));
+    std::vector<uint64_t> frames;
+    if (o.fork)
+      frames = o.fork->frames;
+    frames.insert(frames.end(), e.frames.begin(), e.frames.end());
+    if (frames.size() > kMaxProgramFrames / 2) // leave room for the worker's own frames
+      frames.erase(frames.begin(), frames.end() - kMaxProgramFrames / 2);
+    s.fork = Intern(std::move(frames));
+    s.slots = e.slots;
+    s.checkable = e.checkable;
+  }
+  o.last_key = key;
+  o.last_site = &s;
+  return s.fork;
+}
+
+// This thread's wait slot for (FORK, CODEPTR, KIND); null when full (counted).
+OmpWaitSlot *WaitSlot(ThreadSamples *t, const void *fork, const void *codeptr, uint32_t kind) {
+  uint64_t h = (uintptr_t(fork) * 0x9e3779b97f4a7c15ull) ^ (uintptr_t(codeptr) * 31) ^ kind;
+  h ^= h >> 29;
+  for (uint32_t probe = 0; probe < kOmpWaitSlots / 2; ++probe) {
+    OmpWaitSlot &s = t->omp_waits[(h + probe) & (kOmpWaitSlots - 1)];
+    if (s.kind == 0) {
+      s.fork = fork;
+      s.codeptr = uintptr_t(codeptr);
+      std::atomic_signal_fence(std::memory_order_release);
+      __atomic_store_n(&s.kind, kind, __ATOMIC_RELEASE); // the snapshot reads slots with a kind
+      return &s;
+    }
+    if (s.kind == kind && s.fork == fork && s.codeptr == uintptr_t(codeptr))
+      return &s;
+  }
+  ++t->omp_waits_dropped;
+  return nullptr;
+}
+
+OmpThread *Omp() { return &LateThreadLocal<OmpThread>::Get(); }
+
+const ForkContext *RegionFork(const OmpThread &o) {
+  return o.depth && o.depth <= OmpThread::kMaxLevels && o.levels[o.depth - 1].region
+             ? o.levels[o.depth - 1].region->fork
+             : o.fork;
+}
+
+void OnParallelBegin(ompt_data_t *, const ompt_frame_t *frame, ompt_data_t *parallel_data,
+                     unsigned int, int, const void *codeptr) {
+  if (!CurrentThread() || !parallel_data)
+    return;
+  OmpThread &o = *Omp();
+  RegionState &r = o.ring[o.next_region++ % OmpThread::kRing];
+  r.fork = ForkOf(o, codeptr, frame);
+  r.gen.store(r.gen.load(std::memory_order_relaxed) + 1, std::memory_order_release);
+  parallel_data->ptr = &r;
+}
+
+void OnParallelEnd(ompt_data_t *parallel_data, ompt_data_t *, int, const void *) {
+  if (!parallel_data || !parallel_data->ptr)
+    return;
+  auto *r = static_cast<RegionState *>(parallel_data->ptr);
+  r->end_ns.store(MonotonicNs(), std::memory_order_relaxed);
+  r->ended_gen.store(r->gen.load(std::memory_order_relaxed), std::memory_order_release);
+}
+
+void OnImplicitTask(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *,
+                    unsigned int, unsigned int index, int flags) {
+  ThreadSamples *t = CurrentThread();
+  if (!t || (flags & ompt_task_initial))
+    return;
+  OmpThread &o = *Omp();
+  if (endpoint == ompt_scope_begin) {
+    auto *r = parallel_data ? static_cast<RegionState *>(parallel_data->ptr) : nullptr;
+    if (o.depth == 0)
+      t->omp_thread = int(index);
+    if (o.depth < OmpThread::kMaxLevels)
+      o.levels[o.depth] = Level{o.fork, r, r ? r->gen.load(std::memory_order_acquire) : 0};
+    ++o.depth;
+    // The master's own stack holds the fork; a worker's starts at the body.
+    if (index != 0 && r) {
+      o.fork = r->fork;
+      SetForkFrames(t, o.fork);
+    }
+  } else if (o.depth > 0) {
+    --o.depth;
+    if (o.depth < OmpThread::kMaxLevels && o.fork != o.levels[o.depth].outer) {
+      o.fork = o.levels[o.depth].outer;
+      SetForkFrames(t, o.fork);
+    }
+  }
+}
+
+void OnSyncRegionWait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, ompt_data_t *,
+                      ompt_data_t *, const void *codeptr) {
+  ThreadSamples *t = CurrentThread();
+  if (!t)
+    return;
+  OmpThread &o = *Omp();
+  if (endpoint == ompt_scope_begin) {
+    o.wait_start_ns = MonotonicNs();
+    t->omp_wait = WaitSlot(t, RegionFork(o), codeptr, uint32_t(kind));
+    return;
+  }
+  OmpWaitSlot *w = t->omp_wait;
+  t->omp_wait = nullptr;
+  if (!w)
+    return;
+  uint64_t end = MonotonicNs();
+  // A worker's closing barrier: waiting ends when the region does.
+  if (kind == ompt_sync_region_barrier_implicit_parallel && o.depth &&
+      o.depth <= OmpThread::kMaxLevels) {
+    const Level &l = o.levels[o.depth - 1];
+    if (l.region && l.region->ended_gen.load(std::memory_order_acquire) == l.gen) {
+      uint64_t region_end = l.region->end_ns.load(std::memory_order_relaxed);
+      if (region_end >= o.wait_start_ns && region_end < end)
+        end = region_end;
+    }
+  }
+  w->count += 1;
+  w->wall_ns += end > o.wait_start_ns ? end - o.wait_start_ns : 0;
+}
+
+void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *,
+            uint64_t count, const void *codeptr) {
+  ThreadSamples *t = CurrentThread();
+  if (!t)
+    return;
+  OmpThread &o = *Omp();
+  uint64_t now = MonotonicNs();
+  if (endpoint == ompt_scope_begin) {
+    // Looked up once per construct: its end closes the slot its begin took.
+    o.work_slot = WaitSlot(t, RegionFork(o), codeptr, kOmpWorkKind | uint32_t(work));
+    if (!o.work_slot)
+      return;
+    o.work_slot->count += 1;
+    o.work_slot->iterations += count;
+    o.work_start_ns = now;
+  } else if (OmpWaitSlot *w = o.work_slot) {
+    if (now > o.work_start_ns)
+      w->wall_ns += now - o.work_start_ns;
+    o.work_slot = nullptr;
+  }
+}
+
+int Initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
+  auto set = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
+  if (!set)
+    return 0;
+  set(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&OnParallelBegin));
+  set(ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&OnParallelEnd));
+  set(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&OnImplicitTask));
+  set(ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&OnSyncRegionWait));
+  set(ompt_callback_work, reinterpret_cast<ompt_callback_t>(&OnWork));
+  g_ompt_active.store(true, std::memory_order_relaxed);
+  return 1; // keep the tool
+}
+
+void Finalize(ompt_data_t *) {}
+
+ompt_start_tool_result_t g_tool = {&Initialize, &Finalize, {0}};
+
+} // namespace
+} // namespace scalana::rt
+
+extern "C" ompt_start_tool_result_t *ompt_start_tool(unsigned int, const char *) {
+  // Processes the profiler leaves alone (an MPI launcher's daemons) get no tool.
+  return scalana::rt::RuntimeActive() ? &scalana::rt::g_tool : nullptr;
+}
+
+#endif // SCALANA_OMP_TOOLS_H
+
+namespace scalana::rt {
+const std::vector<uint64_t> *ForkFrames(const void *fork) {
+#ifdef SCALANA_OMP_TOOLS_H
+  return fork ? &static_cast<const ForkContext *>(fork)->frames : nullptr;
+#else
+  (void)fork;
+  return nullptr;
+#endif
+}
+} // namespace scalana::rt

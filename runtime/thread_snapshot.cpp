@@ -1,0 +1,101 @@
+// The thread dimension of a snapshot (docs/formats.md section 3, "Threads"):
+// each thread's samples per context where a thread other than the main one
+// sampled it, and the OpenMP waits and worksharing loops the OMPT tool
+// recorded (ompt_tool.cpp). Called by SnapshotMpi with the contexts' lock held.
+#include "thread_snapshot.h"
+#include "runtime.h"
+
+#include <map>
+
+namespace scalana::rt {
+
+namespace {
+const char *OmpKindName(uint32_t kind) {
+  if (kind & kOmpWorkKind) {
+    uint32_t work = kind & ~kOmpWorkKind;
+    // ompt_work_loop (1) and the schedules of OpenMP 5.2 (10-13).
+    return work == 1 || (work >= 10 && work <= 13) ? "loop" : "work";
+  }
+  switch (kind) { // ompt_sync_region_t
+  case 9:
+    return "barrier"; // the implicit barrier closing a parallel region
+  case 8:
+    return "loop_barrier"; // closing a worksharing construct
+  case 3:
+    return "explicit_barrier";
+  case 5:
+    return "taskwait";
+  case 6:
+    return "taskgroup";
+  case 7:
+    return "reduction";
+  default:
+    return "other_barrier";
+  }
+}
+} // namespace
+
+void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &intern) {
+  struct PerThread {
+    uint64_t samples = 0, cpu_ns = 0;
+  };
+  std::map<uint32_t, std::map<uint32_t, PerThread>> by_ctx;
+  bool omp = false;
+  for (ThreadSamples *t = FirstThreadSamples(); t; t = t->next) {
+    bool sampled = false;
+    for (uint32_t i = 0; i < kSampleSlots; ++i) {
+      const SampleSlot &slot = t->slots[i];
+      if (!slot.hash)
+        continue;
+      std::atomic_thread_fence(std::memory_order_acquire);
+      sampled = true;
+      uint32_t ctx = intern(Context(t->frames + slot.frames_offset,
+                                    t->frames + slot.frames_offset + slot.frames_length));
+      PerThread &p = by_ctx[ctx][t->index];
+      p.samples += slot.samples;
+      p.cpu_ns += slot.cpu_ns;
+    }
+    for (uint32_t i = 0; i < kOmpWaitSlots; ++i) {
+      const OmpWaitSlot &w = t->omp_waits[i];
+      uint32_t kind = __atomic_load_n(&w.kind, __ATOMIC_ACQUIRE);
+      if (!kind || (!w.count && !w.samples))
+        continue;
+      Context c;
+      if (const std::vector<uint64_t> *fork = ForkFrames(w.fork))
+        c.assign(fork->begin(), fork->end());
+      // The construct's own return address, unless it is the fork's.
+      void *raw[1] = {reinterpret_cast<void *>(w.codeptr)};
+      uint64_t frame[kMaxProgramFrames + 1];
+      if (w.codeptr && ProgramContext(raw, 1, 0, false, false, frame) == 1 &&
+          (c.empty() || c.back() != frame[0]))
+        c.push_back(frame[0]);
+      OmpRow row;
+      row.ctx = intern(std::move(c));
+      row.thread = t->index;
+      row.kind = OmpKindName(kind);
+      row.count = w.count;
+      row.seconds = 1e-9 * double(w.wall_ns);
+      row.samples = w.samples;
+      row.cpu_seconds = 1e-9 * double(w.cpu_ns);
+      row.iterations = w.iterations;
+      r.omp.push_back(std::move(row));
+      sampled = omp = true;
+    }
+    if (t->omp_waits_dropped)
+      r.errors["omp_waits_dropped"] += t->omp_waits_dropped;
+    if (sampled || t->omp_thread >= 0)
+      r.thread_info.push_back(ThreadInfo{t->index, t->omp_thread});
+  }
+  for (const auto &[ctx, threads] : by_ctx) {
+    if (threads.size() == 1 && threads.begin()->first == 0)
+      continue; // the main thread's alone: the rank's row says it all
+    for (const auto &[thread, p] : threads)
+      r.thread_vertices.push_back(ThreadRow{ctx, thread, p.samples, 1e-9 * double(p.cpu_ns)});
+  }
+  if (r.thread_vertices.empty() && !omp)
+    r.thread_info.clear(); // one thread's program: nothing to add
+  std::sort(r.thread_info.begin(), r.thread_info.end(),
+            [](const ThreadInfo &a, const ThreadInfo &b) { return a.index < b.index; });
+}
+
+} // namespace scalana::rt
