@@ -5,14 +5,12 @@
 
 namespace scalana {
 
-namespace {
-bool InsideConstruct(const Psg &psg, VertexId v) {
+VertexId RegionOf(const Psg &psg, VertexId v) {
   for (VertexId p = v; p != kNoVertex; p = psg.vertex(p).parent)
     if (psg.vertex(p).region != OmpRegion::None)
-      return true;
-  return false;
+      return p;
+  return kNoVertex;
 }
-} // namespace
 
 void AddThreadTimes(const Psg &psg, Run &run, const RankData &rd, int slot,
                     const std::function<VertexId(uint32_t)> &vertex_of,
@@ -66,7 +64,7 @@ void AddThreadTimes(const Psg &psg, Run &run, const RankData &rd, int slot,
   if (main_omp >= 0)
     for (const VertexSeries &s : run.series)
       if (!s.cpu.empty() && s.cpu[size_t(slot)] > 0 && !others_cpu.count(s.vertex) &&
-          InsideConstruct(psg, s.vertex))
+          RegionOf(psg, s.vertex) != kNoVertex)
         times[{s.vertex, main_omp}].first += s.cpu[size_t(slot)];
   if (main_omp >= 0)
     for (const auto &[v, cpu] : others_cpu) {

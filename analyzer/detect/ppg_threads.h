@@ -6,6 +6,10 @@
 #include <functional>
 
 namespace scalana {
+// The OpenMP construct V runs in: the nearest ancestor (or V itself) that
+// starts one; kNoVertex outside every construct.
+VertexId RegionOf(const Psg &psg, VertexId v);
+
 // Adds the OpenMP threads' times of rank RD, at SLOT, to the series of their
 // vertices (VERTEX_OF maps a context, SERIES_OF a vertex to its series).
 // Called once per slot, after the slot's vertex rows are in.

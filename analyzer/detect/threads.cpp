@@ -1,5 +1,7 @@
 #include "detect/threads.h"
 
+#include "detect/ppg_threads.h"
+
 #include <algorithm>
 #include <cmath>
 #include <map>
@@ -7,14 +9,6 @@
 namespace scalana {
 
 namespace {
-// The OpenMP construct V runs in: the nearest ancestor that starts one.
-VertexId RegionOf(const Psg &psg, VertexId v) {
-  for (VertexId p = v; p != kNoVertex; p = psg.vertex(p).parent)
-    if (psg.vertex(p).region != OmpRegion::None)
-      return p;
-  return kNoVertex;
-}
-
 bool Inside(const Psg &psg, VertexId v, VertexId ancestor) {
   for (VertexId p = v; p != kNoVertex; p = psg.vertex(p).parent)
     if (p == ancestor)
