@@ -29,6 +29,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from figures import run_figures  # noqa: E402
 
 
 def env(threads, **extra):
@@ -38,21 +40,6 @@ def env(threads, **extra):
              OMPI_MCA_rmaps_base_oversubscribe="1")
     e.update(extra)
     return e
-
-
-def run(cmd, e):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=e, timeout=900)
-    if p.returncode != 0:
-        sys.exit("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
-    out = {}
-    for line in p.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2:
-            try:
-                out[parts[0]] = float(parts[1])
-            except ValueError:
-                pass
-    return out
 
 
 def main():
@@ -74,9 +61,9 @@ def main():
     times = {"plain": [], "no_tool": [], "tool": []}
     pairs = []
     for _ in range(args.runs):
-        plain = run(mpirun + prog, env(2))["seconds"]
-        off = run(mpirun + prof + ["--"] + prog, env(2, OMP_TOOL="disabled"))["seconds"]
-        on = run(mpirun + prof + ["--"] + prog, env(2))["seconds"]
+        plain = run_figures(mpirun + prog, env(2))["seconds"]
+        off = run_figures(mpirun + prof + ["--"] + prog, env(2, OMP_TOOL="disabled"))["seconds"]
+        on = run_figures(mpirun + prof + ["--"] + prog, env(2))["seconds"]
         times["plain"].append(plain)
         times["no_tool"].append(off)
         times["tool"].append(on)
@@ -90,7 +77,7 @@ def main():
           % (100 * statistics.median(p[1] for p in pairs)))
     for threads in (2, 8):
         out = os.path.join(work, "size%d" % threads)
-        run(mpirun + [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", out, "--"] +
+        run_figures(mpirun + [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", out, "--"] +
             [exe, "5000", str(args.work)], env(threads, OMP_WAIT_POLICY="passive"))
         path = os.path.join(out, "profile.json.gz")
         raw = len(gzip.open(path).read())

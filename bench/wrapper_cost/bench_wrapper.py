@@ -38,6 +38,8 @@ import sys
 import tempfile
 
 HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.dirname(HERE))
+from figures import run_figures  # noqa: E402
 OPS = ["MPI_Isend", "MPI_Irecv", "MPI_Test", "MPI_Accumulate", "MPI_Get", "MPI_Win_flush"]
 
 
@@ -50,18 +52,7 @@ def env():
 
 
 def run(cmd):
-    p = subprocess.run(cmd, capture_output=True, text=True, env=env(), timeout=900)
-    if p.returncode != 0:
-        sys.exit("%s failed:\n%s" % (" ".join(cmd), p.stderr[-2000:]))
-    out = {}
-    for line in p.stdout.splitlines():
-        parts = line.split()
-        if len(parts) == 2:
-            try:
-                out[parts[0]] = float(parts[1])
-            except ValueError:
-                pass
-    return out
+    return run_figures(cmd, env())
 
 
 def main():
