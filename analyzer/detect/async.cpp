@@ -13,7 +13,8 @@ bool IssuesOperations(DepKind k) { return k == DepKind::Send || k == DepKind::Rm
 
 // What a hot spot draws: operations (messages, puts) or bytes. exstack's
 // puts go to every PE alike in number but 4.6x the bytes to PE 0.
-constexpr int kMeasures = 2; // HotMeasure::Operations, HotMeasure::Bytes
+constexpr int kOperations = int(HotMeasure::Operations), kBytes = int(HotMeasure::Bytes);
+constexpr int kMeasures = 2;
 
 // Operations and bytes per target rank of the rows on one vertex.
 struct Fanout {
@@ -21,7 +22,6 @@ struct Fanout {
   uint64_t total[kMeasures] = {0, 0};
   std::map<int, std::vector<int>> from; // target -> producing ranks
   DepKind kind = DepKind::Send;
-  uint64_t operations() const { return total[int(HotMeasure::Operations)]; }
 };
 
 std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
@@ -39,7 +39,9 @@ std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
         continue;
       Fanout &f = out[s.vertex];
       f.kind = e.kind;
-      const uint64_t amount[kMeasures] = {e.count, e.bytes};
+      uint64_t amount[kMeasures];
+      amount[kOperations] = e.count;
+      amount[kBytes] = e.bytes;
       for (int m = 0; m < kMeasures; ++m) {
         f.to[m][e.peer_rank] += amount[m];
         f.total[m] += amount[m];
@@ -104,12 +106,12 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
     fans.push_back(FanoutByVertex(psg, r));
   const std::map<SourceCall, Fanout> by_call = FanoutBySourceCall(psg, fans[big]);
   for (const auto &[vertex, f] : fans[big]) {
-    if (f.operations() < opts.min_operations)
+    if (f.total[kOperations] < opts.min_operations)
       continue;
     // A call that addresses one or two ranks by design (workers reporting to
     // a master, a pipeline's next stage) funnels, it has no hot spot: a hot
     // spot is one target of many drawing more than its share.
-    if (f.to[0].size() < std::max<size_t>(2, size_t(run.world_size) / 2))
+    if (f.to[kOperations].size() < std::max<size_t>(2, size_t(run.world_size) / 2))
       continue;
     const Fanout &call = by_call.at(SourceCallOf(psg, vertex));
     std::vector<int> hot_by_operations;
@@ -148,10 +150,10 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
         h.target_rank = target;
         h.share = share;
         h.fair_share = 1.0 / run.world_size;
-        h.to_target = f.to[0].at(target);
-        h.total = f.operations();
-        h.bytes_to_target = f.to[1].at(target);
-        h.bytes = f.total[1];
+        h.to_target = f.to[kOperations].at(target);
+        h.total = f.total[kOperations];
+        h.bytes_to_target = f.to[kBytes].at(target);
+        h.bytes = f.total[kBytes];
         h.producers = f.from.at(target);
         h.top_targets.assign(shares.begin(), shares.begin() + std::min<size_t>(shares.size(), 4));
         out.push_back(std::move(h));

@@ -216,10 +216,6 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       continue;
     const RankData &rd = profile.ranks[rank_index[slot]];
     double sampled = 0;
-    for (const VertexRow &row : rd.vertices)
-      sampled += row.cpu_seconds;
-    // The rank's CPU clock where the runtime read it, else its samples' sum.
-    run.rank_cpu[slot] = float(rd.cpu_time > 0 ? rd.cpu_time : sampled);
     for (const VertexRow &row : rd.vertices) {
       VertexId v = vertex_of(row.ctx);
       // Measured CPU time: each sample stands for the time since the one
@@ -227,6 +223,7 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
       double secs = row.cpu_seconds;
       rate_samples += row.samples;
       rate_seconds += secs;
+      sampled += secs;
       if (is_outside(row.ctx)) {
         run.outside_seconds += secs;
         continue;
@@ -249,6 +246,8 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
           s.counters[slot * ncounters + c] += float(row.counters[c]);
       }
     }
+    // The rank's CPU clock where the runtime read it, else its samples' sum.
+    run.rank_cpu[slot] = float(rd.cpu_time > 0 ? rd.cpu_time : sampled);
     for (const MpiRow &row : rd.mpi) {
       VertexId v = vertex_of(row.ctx);
       if (is_outside(row.ctx)) {
