@@ -106,7 +106,7 @@ json ToJson(const Profile &p) {
     if (!r.thread_info.empty()) {
       json info = json::array(), rows = json::array(), omp = json::array();
       for (const ThreadInfo &t : r.thread_info)
-        info.push_back({t.index, t.omp_thread});
+        info.push_back({t.index, t.omp_thread, t.samples, t.cpu_seconds});
       for (const ThreadRow &t : r.thread_vertices)
         rows.push_back({t.ctx, t.thread, t.samples, t.cpu_seconds});
       for (const OmpRow &o : r.omp)
@@ -262,10 +262,18 @@ void ReadThreads(const json &r, const Path &at, RankData &d, const CtxIndex &ctx
     Path ip = Member(at, "thread_info");
     for (size_t k = 0; k < Arr(*v, ip).size(); ++k) {
       Path row = Element(ip, k);
-      const json &t = Row((*v)[k], row, 2);
+      // [index, OpenMP thread] before a thread's samples and CPU time were
+      // kept, [index, OpenMP thread, samples, CPU seconds] since.
+      const json &t = (*v)[k];
+      if (Arr(t, row).size() != 2)
+        Row(t, row, 4);
       ThreadInfo out;
       out.index = uint32_t(Int(t[0], Element(row, 0, "thread"), 0, INT32_MAX));
       out.omp_thread = int(Int(t[1], Element(row, 1, "OpenMP thread"), -1, INT32_MAX));
+      if (t.size() == 4) {
+        out.samples = Count(t[2], Element(row, 2, "samples"));
+        out.cpu_seconds = Seconds(t[3], Element(row, 3, "CPU seconds"));
+      }
       if (!known.emplace(out.index, true).second)
         Bad(row, "names thread " + std::to_string(out.index) + " twice");
       d.thread_info.push_back(out);

@@ -197,7 +197,7 @@ SamplerState &Sampler() {
 
 void StartThread(ThreadSamples *t) {
   SamplerState &s = Sampler();
-  t->last_cpu_ns = ThreadCpuNs();
+  t->last_cpu_ns = t->start_cpu_ns = ThreadCpuNs();
   clockid_t clock;
   t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
   if (s.kind == SampleSource::None)
@@ -215,7 +215,10 @@ void StartThread(ThreadSamples *t) {
     CountError("sampler_thread_start");
 }
 
-void StopThread(ThreadSamples *t) { StopSources(t); }
+void StopThread(ThreadSamples *t) {
+  StopSources(t);
+  t->end_cpu_ns = std::max<uint64_t>(1, ThreadCpuNs());
+}
 
 void StopSampling() {
   g_sampling_enabled.store(false);
@@ -318,7 +321,7 @@ void InitSampling() {
   ScanModules();
   PrepareUnwinding();
   g_threads.store(1);
-  t->last_cpu_ns = ThreadCpuNs();
+  t->last_cpu_ns = t->start_cpu_ns = ThreadCpuNs();
   clockid_t clock;
   t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
   ChooseSource(t);

@@ -5,7 +5,9 @@
 #include "thread_snapshot.h"
 #include "runtime.h"
 
+#include <algorithm>
 #include <map>
+#include <time.h>
 
 namespace scalana::rt {
 
@@ -33,6 +35,19 @@ const char *OmpKindName(uint32_t kind) {
     return "other_barrier";
   }
 }
+// The CPU time thread T used since sampling started on it: up to its end, or
+// to now while it lives (another thread's CPU clock reads while it exists).
+uint64_t CpuWhileSampled(const ThreadSamples *t) {
+  uint64_t end = t->end_cpu_ns;
+  struct timespec now;
+  if (!end && t->cpu_clock != -1 && clock_gettime(clockid_t(t->cpu_clock), &now) == 0)
+    end = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+  return end > t->start_cpu_ns ? end - t->start_cpu_ns : 0;
+}
+
+// A thread without samples or OpenMP number is worth a row from this much
+// CPU time: a dozen timer ticks.
+constexpr double kListedCpuSeconds = 0.05;
 } // namespace
 
 void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &intern) {
@@ -83,8 +98,11 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
     }
     if (t->omp_waits_dropped)
       r.errors["omp_waits_dropped"] += t->omp_waits_dropped;
-    if (sampled || t->omp_thread >= 0)
-      r.thread_info.push_back(ThreadInfo{t->index, t->omp_thread});
+    double cpu = 1e-9 * double(CpuWhileSampled(t));
+    // A thread that used CPU but has no sample is listed too: the sampler
+    // missed it (show and detect say so), it was not idle.
+    if (sampled || t->omp_thread >= 0 || cpu >= kListedCpuSeconds)
+      r.thread_info.push_back(ThreadInfo{t->index, t->omp_thread, t->samples, cpu});
   }
   for (const auto &[ctx, threads] : by_ctx) {
     if (threads.size() == 1 && threads.begin()->first == 0)
@@ -92,7 +110,9 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
     for (const auto &[thread, p] : threads)
       r.thread_vertices.push_back(ThreadRow{ctx, thread, p.samples, 1e-9 * double(p.cpu_ns)});
   }
-  if (r.thread_vertices.empty() && !omp)
+  bool others = std::any_of(r.thread_info.begin(), r.thread_info.end(),
+                            [](const ThreadInfo &i) { return i.index != 0; });
+  if (r.thread_vertices.empty() && !omp && !others)
     r.thread_info.clear(); // one thread's program: nothing to add
   std::sort(r.thread_info.begin(), r.thread_info.end(),
             [](const ThreadInfo &a, const ThreadInfo &b) { return a.index < b.index; });

@@ -1,5 +1,6 @@
 #include "detect/ppg.h"
 #include "detect/ppg_threads.h"
+#include "scalana/sampling_checks.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -18,37 +19,6 @@ double ExclusiveTime(const Psg &psg, const VertexSeries &s, int slot) {
 double InclusiveTime(const VertexSeries &s, int slot) { return s.incl.empty() ? 0 : s.incl[slot]; }
 
 namespace {
-
-// Ranks whose threads had the sampling signal blocked for a noticeable share
-// of their CPU time: that time has no sample, so no vertex shows it.
-std::string BlockedSamplingWarning(const Profile &profile) {
-  constexpr double kNoticeable = 0.05;
-  int count = 0, worst_rank = -1;
-  double worst = 0, least = 1;
-  for (const RankData &r : profile.ranks) {
-    if (r.cpu_time <= 0)
-      continue;
-    double share = std::min(1.0, r.sampling_blocked / r.cpu_time);
-    if (share < kNoticeable)
-      continue;
-    ++count;
-    least = std::min(least, share);
-    if (share > worst) {
-      worst = share;
-      worst_rank = r.rank;
-    }
-  }
-  if (!count)
-    return "";
-  auto pct = [](double x) { return std::to_string(int(100 * x + 0.5)) + "%"; };
-  std::string what = count == 1
-                         ? "rank " + std::to_string(worst_rank) +
-                               " blocked the sampling signal for " + pct(worst) + " of its CPU time"
-                         : std::to_string(count) + " ranks blocked the sampling signal for " +
-                               pct(least) + "-" + pct(worst) + " of their CPU time (rank " +
-                               std::to_string(worst_rank) + " the most)";
-  return what + ": that time has no samples, so no vertex shows it";
-}
 
 // Preference among several vertices carrying rows for the same message: the
 // call that starts the transfer (Send/Isend/Recv/Irecv) says when the data was
@@ -390,8 +360,10 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   if (run.unmatched_p2p)
     run.warnings.push_back(label + ": " + std::to_string(run.unmatched_p2p) +
                            " point-to-point rows have no matching row on the peer rank");
-  if (std::string w = BlockedSamplingWarning(profile); !w.empty())
-    run.warnings.push_back(label + ": " + w);
+  for (const std::string &w :
+       {BlockedSamplingWarning(profile), UndersampledThreadsWarning(profile)})
+    if (!w.empty())
+      run.warnings.push_back(label + ": " + w);
   return run;
 }
 

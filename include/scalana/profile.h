@@ -183,6 +183,10 @@ struct DepRow {
 struct ThreadInfo {
   uint32_t index = 0;
   int omp_thread = -1; // -1: not an OpenMP thread
+  // All the thread's samples and the CPU time it used while sampled (0: not
+  // measured, as in files written before these were kept).
+  uint64_t samples = 0;
+  double cpu_seconds = 0;
 };
 // One thread's samples in a context: written for every context that a
 // thread other than the main one sampled (the rank's `vertices` row is the

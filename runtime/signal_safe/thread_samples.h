@@ -70,6 +70,10 @@ struct ThreadSamples {
   volatile int mask_changing; // inside the program's sigprocmask/pthread_sigmask
   volatile int in_handler;    // the sampling handler runs (libunwind masks signals too)
   int cpu_clock;              // clockid_t of the thread's CPU clock
+  // The thread's CPU clock when sampling started and, once it ended (its
+  // clock is gone then), when it stopped: the CPU time its samples stand
+  // for, to tell a thread the sampler missed from an idle one.
+  uint64_t start_cpu_ns, end_cpu_ns;
   uint32_t frames_used;
   int counter_count;     // counters the handler reads now (0 once they stop)
   int counters_in_slots; // counters the slots hold: kept after they stop

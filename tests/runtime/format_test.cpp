@@ -1,6 +1,7 @@
 // Profile reader/writer: round trip, per-rank merge, and clear errors on
 // missing, truncated and corrupt files.
 #include "scalana/profile.h"
+#include "scalana/sampling_checks.h"
 
 #include <gtest/gtest.h>
 #include <zlib.h>
@@ -316,6 +317,60 @@ TEST(ProfileFormat, SequenceRangesMergeAsUnions) {
 // The thread dimension (docs/formats.md section 3, "Threads") is optional:
 // it round-trips, merges with remapped contexts, and a row naming a thread
 // thread_info does not list is an error.
+// A thread's own samples and CPU time travel in its thread_info row; rows of
+// the form before (index and OpenMP number only) still read, others do not.
+TEST(ProfileFormat, ThreadSamplesAndCpuRoundTripAndOldRowsRead) {
+  std::string dir = TempDir();
+  Profile a = Sample(0, 0x8000000000aaa001ull);
+  a.ranks[0].thread_info = {{0, 0, 214, 0.71}, {3, 1, 10, 0.22}};
+  WriteProfileFile(a, dir + "/rank-0.json.gz");
+  Profile m = ReadProfile(dir);
+  ASSERT_EQ(m.ranks[0].thread_info.size(), 2u);
+  EXPECT_EQ(m.ranks[0].thread_info[1].samples, 10u);
+  EXPECT_DOUBLE_EQ(m.ranks[0].thread_info[1].cpu_seconds, 0.22);
+
+  std::string old = TempDir();
+  WriteGz(old + "/profile.json.gz",
+          R"({"format":"scalana-profile","version":2,"meta":{},"contexts":[[]],"comms":[],)"
+          R"("ranks":[{"rank":0,"vertices":[],"mpi":[],"deps":[],"thread_info":[[0,0],[1,1]]}]})");
+  Profile o = ReadProfile(old);
+  ASSERT_EQ(o.ranks[0].thread_info.size(), 2u);
+  EXPECT_EQ(o.ranks[0].thread_info[1].samples, 0u);
+  EXPECT_EQ(o.ranks[0].thread_info[1].cpu_seconds, 0.0);
+
+  WriteGz(old + "/profile.json.gz",
+          R"({"format":"scalana-profile","version":2,"meta":{},"contexts":[[]],"comms":[],)"
+          R"("ranks":[{"rank":0,"vertices":[],"mpi":[],"deps":[],"thread_info":[[0,0,5]]}]})");
+  try {
+    ReadProfile(old);
+    FAIL();
+  } catch (const Error &e) {
+    EXPECT_NE(std::string(e.what()).find("has 3 elements, expected 4"), std::string::npos)
+        << e.what();
+  }
+}
+
+// A thread the CPU-time timer seldom caught is named, with its figures; one
+// sampled at its rank's pace, or one whose CPU time was not measured, is not.
+TEST(SamplingChecks, NamesAThreadSampledFarBelowItsRank) {
+  Profile p = Sample(0, 0x8000000000aaa001ull);
+  p.meta.sampling.hz = 1000;
+  p.ranks[0].rank = 5;
+  p.ranks[0].thread_info = {{0, 0, 214, 0.71}, {3, 1, 10, 0.22}};
+  std::string w = UndersampledThreadsWarning(p);
+  EXPECT_NE(w.find("1 thread sampled far below its rank's best-sampled thread"), std::string::npos)
+      << w;
+  EXPECT_NE(w.find("rank 5 thread 3, 10 samples over 0.22 CPU s, 45 Hz against 301 Hz"),
+            std::string::npos)
+      << w;
+  p.ranks[0].thread_info[1].samples = 55; // 250 Hz: the rank's pace
+  EXPECT_EQ(UndersampledThreadsWarning(p), "");
+  p.ranks[0].thread_info[1] = {3, 1, 0, 0.0}; // not measured (older file)
+  EXPECT_EQ(UndersampledThreadsWarning(p), "");
+  p.ranks[0].thread_info[1] = {3, 1, 0, 0.02}; // too little CPU to judge
+  EXPECT_EQ(UndersampledThreadsWarning(p), "");
+}
+
 TEST(ProfileFormat, ThreadRowsRoundTripMergeAndAreChecked) {
   std::string dir = TempDir();
   Profile a = Sample(0, 0x8000000000aaa001ull), b = Sample(1, 0x8000000000bbb001ull);

@@ -4,6 +4,7 @@
 // the binary is still readable.
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
+#include "scalana/sampling_checks.h"
 #include "scalana/text_escape.h"
 #ifdef SCALANA_HAVE_PSG
 #include "frames.h"
@@ -135,6 +136,15 @@ std::string Members(const Profile &p, uint32_t comm) {
   return s + "}";
 }
 
+// The sampling checks of the whole run (before a --rank filter).
+std::vector<std::string> SamplingWarnings(const Profile &p) {
+  std::vector<std::string> out;
+  for (std::string w : {BlockedSamplingWarning(p), UndersampledThreadsWarning(p)})
+    if (!w.empty())
+      out.push_back(std::move(w));
+  return out;
+}
+
 void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) {
   std::string note;
   std::vector<Resolved> res = ResolveContexts(p, &note);
@@ -155,6 +165,8 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
               counters.empty() ? "none" : counters.c_str());
   if (!m.sampling.note.empty())
     std::printf("           %s\n", Safe(m.sampling.note).c_str());
+  for (const std::string &w : SamplingWarnings(p))
+    std::printf("           warning: %s\n", Safe(w).c_str());
   if (!note.empty())
     std::printf("vertices   %s\n", Safe(note).c_str());
 
@@ -206,6 +218,7 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
 void PrintJson(Profile p, std::optional<int> only_rank) {
   std::string note;
   std::vector<Resolved> res = ResolveContexts(p, &note);
+  std::vector<std::string> warnings = SamplingWarnings(p);
   if (only_rank) {
     std::vector<RankData> kept;
     for (RankData &r : p.ranks)
@@ -226,6 +239,7 @@ void PrintJson(Profile p, std::optional<int> only_rank) {
   j["resolved"] = resolved;
   if (!note.empty())
     j["resolve_note"] = note;
+  j["sampling_warnings"] = warnings;
   // ASCII only (\uXXXX escapes): the same document, nothing a terminal acts on.
   std::printf("%s\n", j.dump(1, ' ', true, nlohmann::json::error_handler_t::replace).c_str());
 }
