@@ -922,12 +922,13 @@ TEST(DetectRanking, CostsSayWhatTheyAreOfAndWhatAFixSaves) {
 
 // Balanced computation; the halo's Waitall grows with the rank count because
 // every rank talks to more peers with more bytes (an all-to-all pattern).
-std::vector<scalana::Run> CommBoundRuns(HaloProgram &h, bool more_traffic) {
+std::vector<scalana::Run> CommBoundRuns(HaloProgram &h, bool more_traffic,
+                                        double relax_per_rank = 0) {
   std::vector<scalana::Run> runs;
   for (int p : {2, 4, 8, 16}) {
     ProfileBuilder b(p);
     for (int r = 0; r < p; ++r) {
-      b.Cpu(r, h.main.Id(h.relax), 1.0);
+      b.Cpu(r, h.main.Id(h.relax), relax_per_rank > 0 ? relax_per_rank * p : 1.0);
       b.Cpu(r, h.main.Id(h.tail), 0.5);
       int peers = more_traffic ? p - 1 : 2;
       double wait = 0.05 * p;
@@ -944,6 +945,24 @@ std::vector<scalana::Run> CommBoundRuns(HaloProgram &h, bool more_traffic) {
     runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
   }
   return runs;
+}
+
+// Computation that grows too, but by a small part of the wait's growth
+// (an all-to-all's send-buffer fill under the all-to-all): it may be named,
+// and the communication loss it cannot explain is named as well.
+TEST(DetectRanking, ACauseFarSmallerThanTheWaitLeavesTheCommunicationNamed) {
+  HaloProgram h;
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(h.psg, CommBoundRuns(h, true, 0.01), o);
+  const RootCause *relax = FindCause(res, h.V(h.relax));
+  ASSERT_NE(relax, nullptr) << "the growing computation on the wait's path is a cause";
+  EXPECT_LT(relax->cost_seconds, 0.25 * 0.7);
+  const RootCause *rc = FindCause(res, h.V(h.waitall));
+  ASSERT_NE(rc, nullptr) << "0.14 s of computation growth cannot explain 0.7 s of waiting";
+  EXPECT_TRUE(rc->communication);
+  EXPECT_GT(rc->cost_seconds, 0.5);
+  EXPECT_NE(rc->explanation.find("messages per rank grow"), std::string::npos) << rc->explanation;
 }
 
 TEST(DetectRanking, CommunicationLossIsNamedWithWhatGrew) {
