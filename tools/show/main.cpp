@@ -6,6 +6,7 @@
 #include "scalana/profile.h"
 #include "scalana/text_escape.h"
 #ifdef SCALANA_HAVE_PSG
+#include "../cli_options.h"
 #include "frames.h"
 #include "psg.h"
 #endif
@@ -239,13 +240,11 @@ int main(int argc, char **argv) {
   std::string dir, format = "text";
   std::optional<int> rank;
   app.add_option("RUN_DIR", dir, "run directory (or a profile .json.gz file)")->required();
-  app.add_option("--rank", rank, "show only this rank");
+  app.add_option("--rank", rank, "show only this rank")
+      ->check(scalana::cli::Range(0, scalana::kMaxWorldSize - 1, true));
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (int status = scalana::cli::Parse(app, argc, argv, "scalana show"); status >= 0)
+    return status;
   try {
     scalana::Profile p = scalana::ReadProfile(dir);
     if (rank) {
