@@ -3,6 +3,7 @@
 // bad content, the field. Files are untrusted: only regular files are read,
 // inflation is bounded, and every number is checked before anything uses it.
 #include "scalana/profile.h"
+#include "profile_checks.h"
 #include "scalana/regular_file.h"
 
 #include <nlohmann/json.hpp>
@@ -39,17 +40,10 @@ json MetaToJson(const ProfileMeta &m) {
   json modules = json::array();
   for (const ModuleInfo &mod : m.modules)
     modules.push_back({{"path", mod.path}, {"build_id", mod.build_id}, {"psg_id", mod.psg_id}});
-  return {{"complete", m.complete},
-          {"world_size", m.world_size},
-          {"binary", m.binary},
-          {"build_id", m.build_id},
-          {"psg_id", m.psg_id},
-          {"modules", std::move(modules)},
-          {"args", m.args},
-          {"mpi_library", m.mpi_library},
-          {"start_time", m.start_time},
-          {"wall_time", m.wall_time},
-          {"sampling", s},
+  return {{"complete", m.complete}, {"world_size", m.world_size},   {"binary", m.binary},
+          {"build_id", m.build_id}, {"psg_id", m.psg_id},           {"modules", std::move(modules)},
+          {"args", m.args},         {"mpi_library", m.mpi_library}, {"start_time", m.start_time},
+          {"run_id", m.run_id},     {"wall_time", m.wall_time},     {"sampling", s},
           {"config", m.config}};
 }
 
@@ -350,7 +344,7 @@ void ReadMeta(const json &m, const Path &mp, ProfileMeta &meta) {
   for (auto [key, field] :
        {std::pair{"binary", &meta.binary}, std::pair{"build_id", &meta.build_id},
         std::pair{"psg_id", &meta.psg_id}, std::pair{"mpi_library", &meta.mpi_library},
-        std::pair{"start_time", &meta.start_time}})
+        std::pair{"start_time", &meta.start_time}, std::pair{"run_id", &meta.run_id}})
     if (const json *v = Opt(m, key))
       *field = Str(*v, Member(mp, key));
   if (const json *v = Opt(m, "args"))
@@ -595,6 +589,7 @@ Profile FromJson(const json &j) {
       d.deps.push_back(out);
     }
     ReadThreads(r, at, d, ctx_index);
+    CheckRankNumbers(p.meta, d, at.Str());
     p.ranks.push_back(std::move(d));
   }
   std::sort(p.ranks.begin(), p.ranks.end(),
@@ -800,7 +795,9 @@ Profile ProfileFromGzip(const std::string &bytes, const std::string &origin) {
 Profile ProfileFromJson(const std::string &text, const std::string &path) {
   json j;
   try {
-    j = json::parse(text);
+    j = ParseJsonOnce(text);
+  } catch (const Error &e) {
+    throw Error(path + ": " + e.what());
   } catch (const json::exception &e) {
     throw Error(path + ": not valid JSON (" + e.what() + "); the file is corrupt: re-run");
   }
@@ -859,6 +856,10 @@ Profile ReadProfile(const std::string &run_dir) {
     names.push_back(f);
     ranks.push_back(rank);
   }
+  std::vector<std::string> run_ids;
+  for (const Profile &p : parts)
+    run_ids.push_back(p.meta.run_id);
+  CheckOneRun(run_dir, names, run_ids);
   CheckRankFiles(parts, names, ranks);
   int world_size = 0; // the files that know it agree on it
   for (const Profile &p : parts)

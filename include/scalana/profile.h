@@ -69,6 +69,9 @@ struct ProfileMeta {
   std::vector<ModuleInfo> modules; // shared objects with a PSG, in frame order
   std::vector<std::string> args;
   std::string mpi_library, start_time;
+  // One job's id, the same in all its ranks' files ("" in older files):
+  // per-rank files of two runs are never merged (docs/formats.md section 3).
+  std::string run_id;
   double wall_time = 0;
   SamplingInfo sampling;
   std::map<std::string, std::string> config;
