@@ -122,6 +122,7 @@ ProfileMeta BuildMeta(bool complete) {
   m.args = f.args;
   m.mpi_library = f.mpi_library;
   m.start_time = g_start_time ? *g_start_time : "";
+  m.run_id = RunId();
   m.wall_time = Now() - g_load_time;
   const SamplerState &s = Sampler();
   m.sampling.source = s.source;
@@ -394,6 +395,16 @@ void WriteFinalProfile() noexcept {
 }
 
 std::string StartTimeUtc() { return g_start_time ? *g_start_time : ""; }
+
+void MarkRunDir() noexcept {
+  try {
+    std::string dir = RunDir();
+    MakeDirs(dir);
+    WriteRunIdMarker(dir);
+  } catch (...) {
+    // The rank files carry the run id all the same.
+  }
+}
 
 } // namespace scalana::rt
 

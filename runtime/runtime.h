@@ -124,4 +124,12 @@ bool Verbose();
 int WorldRank(); // -1 before MPI_Init
 std::string StartTimeUtc();
 
+// The run id (run_id.cpp): AgreeRunId, a collective over MPI_COMM_WORLD,
+// takes rank 0's at MPI_Init; RunId is "" before. MarkRunDir (rank 0)
+// names it in RUN_DIR/.scalana-job (output.cpp, by WriteRunIdMarker).
+void AgreeRunId(int world_rank);
+const char *RunId();
+void WriteRunIdMarker(const std::string &dir);
+void MarkRunDir() noexcept;
+
 } // namespace scalana::rt
