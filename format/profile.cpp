@@ -710,6 +710,22 @@ int RankOfFileName(const std::string &name) {
   return std::stoi(digits);
 }
 
+// "rank 3 could not write: no space left on the device" (profile.cpp, below).
+std::string DescribeUnwritten(const std::vector<int> &ranks, const std::string &why);
+
+// R from the name of a marker "rank-<R>.unwritten.<REASON>" (the runtime
+// could not write rank R's file), *WHY the reason; -1 for other names.
+int RankOfMarkerName(const std::string &name, std::string *why) {
+  static const std::string kInfix = ".unwritten.";
+  size_t at = name.find(kInfix);
+  if (at == std::string::npos || at + kInfix.size() >= name.size())
+    return -1;
+  int rank = RankOfFileName(name.substr(0, at) + ".json.gz");
+  if (rank >= 0)
+    *why = name.substr(at + kInfix.size());
+  return rank;
+}
+
 // Per-rank files must come from one run: one build, one world, and each
 // holds the rank its name says. Stale files of an earlier run fail here
 // instead of being merged into this one.
@@ -838,12 +854,25 @@ Profile ReadProfile(const std::string &run_dir) {
   DIR *d = opendir(run_dir.c_str());
   if (!d)
     throw Error(run_dir + ": cannot list the run directory: " + std::strerror(errno));
+  std::map<int, std::string> unwritten; // rank -> why its write failed
   while (dirent *e = readdir(d)) {
     int rank = RankOfFileName(e->d_name);
     if (rank >= 0)
       files.emplace_back(rank, run_dir + "/" + e->d_name);
+    std::string why;
+    rank = RankOfMarkerName(e->d_name, &why);
+    if (rank >= 0)
+      unwritten[rank] = why;
   }
   closedir(d);
+  if (files.empty() && !unwritten.empty()) {
+    std::vector<int> ranks;
+    for (const auto &[rank, why] : unwritten)
+      ranks.push_back(rank);
+    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz: " +
+                DescribeUnwritten(ranks, unwritten.begin()->second) +
+                "; free space there, or choose another --output, and re-run");
+  }
   if (files.empty())
     throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
                           "under `scalana prof`, or died before the profiler could write");
@@ -865,6 +894,12 @@ Profile ReadProfile(const std::string &run_dir) {
   for (const Profile &p : parts)
     world_size = std::max(world_size, p.meta.world_size);
   Profile merged = MergeProfiles(std::move(parts));
+  for (RankData &r : merged.ranks)
+    if (auto it = unwritten.find(r.rank); it != unwritten.end()) {
+      r.unwritten = it->second;
+      unwritten.erase(it);
+    }
+  merged.unwritten = std::move(unwritten);
   merged.meta.complete = false;
   merged.meta.world_size = world_size;
   return merged;
@@ -999,6 +1034,16 @@ std::string RankList(const std::vector<int> &ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + s;
 }
 
+// What a marker's reason means.
+std::string UnwrittenReason(const std::string &why) {
+  return why == "ENOSPC" ? "could not write: no space left on the device"
+                         : "could not write (" + why + ")";
+}
+
+std::string DescribeUnwritten(const std::vector<int> &ranks, const std::string &why) {
+  return RankList(ranks) + " " + UnwrittenReason(why);
+}
+
 } // namespace
 
 std::string DescribeRankEnd(const RankData &r) {
@@ -1009,6 +1054,12 @@ std::string DescribeRankEnd(const RankData &r) {
   std::string sig = r.end_signal ? SignalName(r.end_signal) : "";
   char at[32];
   std::snprintf(at, sizeof at, "%.1f s", r.wall_time);
+  // The rank's last write failed: what its file holds is older than its end.
+  if (!r.unwritten.empty())
+    return UnwrittenReason(r.unwritten) + (r.snapshot ? "; data up to its last periodic "
+                                                        "snapshot, " +
+                                                            std::string(at) + " after it started"
+                                                      : std::string());
   // An end record made from the last snapshot (no time was left for more).
   std::string data = r.snapshot ? std::string("; data up to its last periodic snapshot, ") + at +
                                       " after it started"
@@ -1051,6 +1102,14 @@ std::vector<std::string> DescribeRankEnds(const Profile &p) {
     std::sort(ranks.begin(), ranks.end());
     lines.push_back(RankList(ranks) + " ended before MPI_Finalize: " + end);
   }
+  std::map<std::string, std::vector<int>> unwritten; // reason -> ranks without data
+  for (const auto &[rank, why] : p.unwritten)
+    if (rank >= 0 && size_t(rank) < present.size() && !present[size_t(rank)]) {
+      unwritten[why].push_back(rank);
+      present[size_t(rank)] = 1;
+    }
+  for (const auto &[why, ranks] : unwritten)
+    lines.push_back(RankList(ranks) + " left no data: it " + UnwrittenReason(why));
   std::vector<int> missing;
   for (size_t r = 0; r < present.size(); ++r)
     if (!present[r])

@@ -237,6 +237,9 @@ struct RankData {
   // running). END_SIGNAL: the signal that ended the rank, 0 for none.
   bool snapshot = false;
   int end_signal = 0;
+  // Why the rank could not write its file ("ENOSPC"), from its marker
+  // RUN_DIR/rank-<R>.unwritten.<REASON>; "" when it could.
+  std::string unwritten;
 };
 
 struct Profile {
@@ -244,6 +247,9 @@ struct Profile {
   std::vector<Context> contexts;
   std::vector<std::vector<int>> comms;
   std::vector<RankData> ranks; // sorted by rank
+  // Ranks with no data whose writes failed, and why ("ENOSPC"): their
+  // markers in a run directory of per-rank files.
+  std::map<int, std::string> unwritten;
 };
 
 // What a reader accepts (docs/formats.md section 3, "Readers"). Every number

@@ -1240,6 +1240,66 @@ def case_readonly(args):
     check(tried > 0, "no way to make an unwritable directory here (needs setpriv or unshare)")
 
 
+def case_two_runs(args):
+    """Rank files of two runs (same binary and world size, other arguments)
+    in one directory are refused, naming the odd file and its run id."""
+    exe = build(args, args.exe)
+    a, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.3", "1"])
+    b, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.5", "0"])
+    ids = {}
+    for d in (a, b):
+        check(os.path.exists(os.path.join(d, "rank-0.json.gz")), "the run left rank files")
+        ids[d] = {profile(os.path.join(d, f))["meta"]["run_id"]
+                  for f in os.listdir(d) if f.startswith("rank-")}
+        check(len(ids[d]) == 1 and "" not in ids[d], "one run id in all its ranks: %s" % ids[d])
+        with open(os.path.join(d, ".scalana-job")) as f:
+            check("run " + next(iter(ids[d])) in f.read(), ".scalana-job names the run id")
+    check(ids[a] != ids[b], "two runs, two run ids")
+    shutil.copy(os.path.join(b, "rank-0.json.gz"), os.path.join(a, "rank-0.json.gz"))
+    for tool in ("show", "detect"):
+        p = run([os.path.join(args.bin, "scalana"), tool, a], expect_ok=False)
+        check(p.returncode == 1 and "rank files of different runs: %s/rank-0.json.gz (run %s) not "
+              "of run %s" % (a, next(iter(ids[b])), next(iter(ids[a]))) in p.stderr,
+              "%s refuses the mixed directory: %d %s" % (tool, p.returncode, p.stderr))
+    # The id the job is given is the one every rank writes.
+    out, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.3", "1"],
+                         env=dict(env(), SCALANA_RUN_ID="nightly-42"))
+    for f in os.listdir(out):
+        if f.startswith("rank-"):
+            check(profile(os.path.join(out, f))["meta"]["run_id"] == "nightly-42",
+                  "SCALANA_RUN_ID honoured in " + f)
+
+
+def case_full_disk(args):
+    """A full file system: the writer says so, leaves no temporary, and the
+    readers say the ranks could not write, not that they were killed."""
+    exe = build(args, args.exe)
+    mnt = tempfile.mkdtemp(prefix="scalana-full-")
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                                            mnt]).returncode != 0:
+        print("SKIPPED: mounting a small tmpfs needs root (mount -t tmpfs) and is refused here")
+        return
+    try:
+        st = os.statvfs(mnt)
+        with open(os.path.join(mnt, "filler"), "wb") as f:
+            f.write(b"\0" * (st.f_bavail * st.f_frsize - 4096))  # one block left
+        out = os.path.join(mnt, "run")
+        p = run(mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--",
+                                   exe, "finalize", "0.3"], expect_ok=False)
+        check("could not write: no space left" in p.stderr, "the write error says why: %s" % p.stderr)
+        left = sorted(os.listdir(out))
+        check(not any(".tmp." in f for f in left), "no temporaries left: %s" % left)
+        check(any(f.endswith(".unwritten.ENOSPC") for f in left), "ranks marked: %s" % left)
+        for tool in ("show", "detect"):
+            p = run([os.path.join(args.bin, "scalana"), tool, out], expect_ok=False)
+            text = p.stdout + p.stderr
+            check("could not write: no space left on the device" in text and
+                  "SIGKILL" not in text, "%s says the ranks could not write: %s" % (tool, text))
+    finally:
+        subprocess.run(["umount", mnt])
+        os.rmdir(mnt)
+
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 

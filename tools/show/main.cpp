@@ -147,6 +147,11 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
               m.psg_id.empty() ? "-" : Safe(m.psg_id).c_str());
   std::printf("ranks      %d (%zu with data), started %s, wall %.3f s\n", m.world_size,
               p.ranks.size(), Safe(m.start_time).c_str(), m.wall_time);
+  // How the ranks of an incomplete run ended, and why some left nothing.
+  for (const std::string &line : DescribeRankEnds(p))
+    std::printf("ended      %s\n", Safe(line).c_str());
+  if (!m.run_id.empty())
+    std::printf("run id     %s\n", Safe(m.run_id).c_str());
   std::printf("mpi        %s\n", Safe(m.mpi_library).c_str());
   std::string counters;
   for (const auto &c : m.sampling.counters)
