@@ -1049,7 +1049,10 @@ def fault_run(args, exe, how, stats):
                       where + "ended by the launcher's SIGTERM: %s %s"
                       % (r["errors"], r.get("end_signal")))
                 check("SIGTERM" in said[rank], where + "the report says so: " + said[rank])
-                stats["survivor_end_record"] += 1
+                # A full end record, or the premade one (its last snapshot
+                # and the reason) when SIGKILL came before the full one.
+                stats["survivor_reason_snapshot" if r.get("snapshot") else
+                      "survivor_end_record"] += 1
             else:
                 check(r.get("snapshot") is True, where + "no end record, so a snapshot: %s" % r)
                 check("no end recorded" in said[rank], where + "the report says so: " + said[rank])
@@ -1061,17 +1064,23 @@ def fault_case(args):
     how = FAULTS[args.case][0]
     exe = build(args, args.exe)
     stats = {"temporaries": 0, "victim_snapshot": 0, "survivor_end_record": 0,
-             "survivor_snapshot": 0}
+             "survivor_reason_snapshot": 0, "survivor_snapshot": 0}
     failures = []
     for i in range(args.repeat):
         try:
             fault_run(args, exe, how, stats)
         except (Failure, subprocess.TimeoutExpired) as e:
             failures.append("run %d: %s" % (i + 1, e))
-    print("%s: %d/%d runs with every rank's data readable and explained; survivors: %d end "
-          "records, %d snapshots only; temporaries left by writers killed mid-write: %d"
+    print("%s: %d/%d runs with every rank's data readable and explained; survivors: %d full end "
+          "records, %d snapshots with the reason, %d snapshots only; temporaries left by "
+          "writers killed mid-write: %d"
           % (args.case, args.repeat - len(failures), args.repeat, stats["survivor_end_record"],
-             stats["survivor_snapshot"], stats["temporaries"]))
+             stats["survivor_reason_snapshot"], stats["survivor_snapshot"], stats["temporaries"]))
+    # The same as `name value` figures, for bench/fault_survival.
+    for key in ("survivor_end_record", "survivor_reason_snapshot", "survivor_snapshot",
+                "victim_snapshot", "temporaries"):
+        print("%s %d" % (key, stats[key]))
+    print("runs_failed %d" % len(failures))
     check(not failures, "%d of %d runs failed:\n%s" % (len(failures), args.repeat,
                                                       "\n".join(failures)))
 
