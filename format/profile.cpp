@@ -3,6 +3,7 @@
 // bad content, the field. Files are untrusted: only regular files are read,
 // inflation is bounded, and every number is checked before anything uses it.
 #include "scalana/profile.h"
+#include "profile_checks.h"
 #include "scalana/regular_file.h"
 
 #include <nlohmann/json.hpp>
@@ -39,17 +40,10 @@ json MetaToJson(const ProfileMeta &m) {
   json modules = json::array();
   for (const ModuleInfo &mod : m.modules)
     modules.push_back({{"path", mod.path}, {"build_id", mod.build_id}, {"psg_id", mod.psg_id}});
-  return {{"complete", m.complete},
-          {"world_size", m.world_size},
-          {"binary", m.binary},
-          {"build_id", m.build_id},
-          {"psg_id", m.psg_id},
-          {"modules", std::move(modules)},
-          {"args", m.args},
-          {"mpi_library", m.mpi_library},
-          {"start_time", m.start_time},
-          {"wall_time", m.wall_time},
-          {"sampling", s},
+  return {{"complete", m.complete}, {"world_size", m.world_size},   {"binary", m.binary},
+          {"build_id", m.build_id}, {"psg_id", m.psg_id},           {"modules", std::move(modules)},
+          {"args", m.args},         {"mpi_library", m.mpi_library}, {"start_time", m.start_time},
+          {"run_id", m.run_id},     {"wall_time", m.wall_time},     {"sampling", s},
           {"config", m.config}};
 }
 
@@ -358,7 +352,7 @@ void ReadMeta(const json &m, const Path &mp, ProfileMeta &meta) {
   for (auto [key, field] :
        {std::pair{"binary", &meta.binary}, std::pair{"build_id", &meta.build_id},
         std::pair{"psg_id", &meta.psg_id}, std::pair{"mpi_library", &meta.mpi_library},
-        std::pair{"start_time", &meta.start_time}})
+        std::pair{"start_time", &meta.start_time}, std::pair{"run_id", &meta.run_id}})
     if (const json *v = Opt(m, key))
       *field = Str(*v, Member(mp, key));
   if (const json *v = Opt(m, "args"))
@@ -603,6 +597,7 @@ Profile FromJson(const json &j) {
       d.deps.push_back(out);
     }
     ReadThreads(r, at, d, ctx_index);
+    CheckRankNumbers(p.meta, d, at.Str());
     p.ranks.push_back(std::move(d));
   }
   std::sort(p.ranks.begin(), p.ranks.end(),
@@ -723,6 +718,22 @@ int RankOfFileName(const std::string &name) {
   return std::stoi(digits);
 }
 
+// "rank 3 could not write: no space left on the device" (profile.cpp, below).
+std::string DescribeUnwritten(const std::vector<int> &ranks, const std::string &why);
+
+// R from the name of a marker "rank-<R>.unwritten.<REASON>" (the runtime
+// could not write rank R's file), *WHY the reason; -1 for other names.
+int RankOfMarkerName(const std::string &name, std::string *why) {
+  static const std::string kInfix = ".unwritten.";
+  size_t at = name.find(kInfix);
+  if (at == std::string::npos || at + kInfix.size() >= name.size())
+    return -1;
+  int rank = RankOfFileName(name.substr(0, at) + ".json.gz");
+  if (rank >= 0)
+    *why = name.substr(at + kInfix.size());
+  return rank;
+}
+
 // Per-rank files must come from one run: one build, one world, and each
 // holds the rank its name says. Stale files of an earlier run fail here
 // instead of being merged into this one.
@@ -808,7 +819,9 @@ Profile ProfileFromGzip(const std::string &bytes, const std::string &origin) {
 Profile ProfileFromJson(const std::string &text, const std::string &path) {
   json j;
   try {
-    j = json::parse(text);
+    j = ParseJsonOnce(text);
+  } catch (const Error &e) {
+    throw Error(path + ": " + e.what());
   } catch (const json::exception &e) {
     throw Error(path + ": not valid JSON (" + e.what() + "); the file is corrupt: re-run");
   }
@@ -849,12 +862,25 @@ Profile ReadProfile(const std::string &run_dir) {
   DIR *d = opendir(run_dir.c_str());
   if (!d)
     throw Error(run_dir + ": cannot list the run directory: " + std::strerror(errno));
+  std::map<int, std::string> unwritten; // rank -> why its write failed
   while (dirent *e = readdir(d)) {
     int rank = RankOfFileName(e->d_name);
     if (rank >= 0)
       files.emplace_back(rank, run_dir + "/" + e->d_name);
+    std::string why;
+    rank = RankOfMarkerName(e->d_name, &why);
+    if (rank >= 0)
+      unwritten[rank] = why;
   }
   closedir(d);
+  if (files.empty() && !unwritten.empty()) {
+    std::vector<int> ranks;
+    for (const auto &[rank, why] : unwritten)
+      ranks.push_back(rank);
+    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz: " +
+                DescribeUnwritten(ranks, unwritten.begin()->second) +
+                "; free space there, or choose another --output, and re-run");
+  }
   if (files.empty())
     throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
                           "under `scalana prof`, or died before the profiler could write");
@@ -867,11 +893,21 @@ Profile ReadProfile(const std::string &run_dir) {
     names.push_back(f);
     ranks.push_back(rank);
   }
+  std::vector<std::string> run_ids;
+  for (const Profile &p : parts)
+    run_ids.push_back(p.meta.run_id);
+  CheckOneRun(run_dir, names, run_ids);
   CheckRankFiles(parts, names, ranks);
   int world_size = 0; // the files that know it agree on it
   for (const Profile &p : parts)
     world_size = std::max(world_size, p.meta.world_size);
   Profile merged = MergeProfiles(std::move(parts));
+  for (RankData &r : merged.ranks)
+    if (auto it = unwritten.find(r.rank); it != unwritten.end()) {
+      r.unwritten = it->second;
+      unwritten.erase(it);
+    }
+  merged.unwritten = std::move(unwritten);
   merged.meta.complete = false;
   merged.meta.world_size = world_size;
   return merged;
@@ -1006,6 +1042,16 @@ std::string RankList(const std::vector<int> &ranks) {
   return (ranks.size() == 1 ? "rank " : "ranks ") + s;
 }
 
+// What a marker's reason means.
+std::string UnwrittenReason(const std::string &why) {
+  return why == "ENOSPC" ? "could not write: no space left on the device"
+                         : "could not write (" + why + ")";
+}
+
+std::string DescribeUnwritten(const std::vector<int> &ranks, const std::string &why) {
+  return RankList(ranks) + " " + UnwrittenReason(why);
+}
+
 } // namespace
 
 std::string DescribeRankEnd(const RankData &r) {
@@ -1016,6 +1062,12 @@ std::string DescribeRankEnd(const RankData &r) {
   std::string sig = r.end_signal ? SignalName(r.end_signal) : "";
   char at[32];
   std::snprintf(at, sizeof at, "%.1f s", r.wall_time);
+  // The rank's last write failed: what its file holds is older than its end.
+  if (!r.unwritten.empty())
+    return UnwrittenReason(r.unwritten) + (r.snapshot ? "; data up to its last periodic "
+                                                        "snapshot, " +
+                                                            std::string(at) + " after it started"
+                                                      : std::string());
   // An end record made from the last snapshot (no time was left for more).
   std::string data = r.snapshot ? std::string("; data up to its last periodic snapshot, ") + at +
                                       " after it started"
@@ -1058,6 +1110,14 @@ std::vector<std::string> DescribeRankEnds(const Profile &p) {
     std::sort(ranks.begin(), ranks.end());
     lines.push_back(RankList(ranks) + " ended before MPI_Finalize: " + end);
   }
+  std::map<std::string, std::vector<int>> unwritten; // reason -> ranks without data
+  for (const auto &[rank, why] : p.unwritten)
+    if (rank >= 0 && size_t(rank) < present.size() && !present[size_t(rank)]) {
+      unwritten[why].push_back(rank);
+      present[size_t(rank)] = 1;
+    }
+  for (const auto &[why, ranks] : unwritten)
+    lines.push_back(RankList(ranks) + " left no data: it " + UnwrittenReason(why));
   std::vector<int> missing;
   for (size_t r = 0; r < present.size(); ++r)
     if (!present[r])

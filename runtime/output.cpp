@@ -122,6 +122,7 @@ ProfileMeta BuildMeta(bool complete) {
   m.args = f.args;
   m.mpi_library = f.mpi_library;
   m.start_time = g_start_time ? *g_start_time : "";
+  m.run_id = RunId();
   m.wall_time = Now() - g_load_time;
   const SamplerState &s = Sampler();
   m.sampling.source = s.source;
@@ -203,7 +204,40 @@ std::string RankFilePath() {
   return Fixed().run_dir + "/rank-" + std::to_string(FileRank()) + ".json.gz";
 }
 
+std::string UnwrittenMarkerPath() {
+  return Fixed().run_dir + "/rank-" + std::to_string(FileRank()) + ".unwritten.ENOSPC";
+}
+
 namespace {
+
+// A write that failed with ERR (errno): the disk may be full.
+struct WriteFailure : std::runtime_error {
+  int err;
+  WriteFailure(const std::string &what, int e) : std::runtime_error(what), err(e) {}
+};
+
+bool NoSpace(int err) { return err == ENOSPC || err == EDQUOT; }
+
+// This rank's marker of a write lost to a full disk: an empty file, which
+// needs no data block, so it can be made where the rank file could not.
+// Readers then say the rank could not write (docs/formats.md section 3)
+// instead of taking its last snapshot for a killed rank.
+bool g_marked = false; // writer thread, or the one thread writing the end
+
+void MarkNoSpace() {
+  if (g_marked)
+    return;
+  int fd = open(UnwrittenMarkerPath().c_str(), O_WRONLY | O_CREAT | O_CLOEXEC, 0644);
+  if (fd >= 0) {
+    close(fd);
+    g_marked = true;
+  }
+}
+
+void ClearNoSpace() {
+  if (g_marked && unlink(UnwrittenMarkerPath().c_str()) == 0)
+    g_marked = false;
+}
 
 // A gzip member of TEXT. Level 1: rank files are small and written while the
 // rank may have a millisecond left (docs/runtime.md, "Output").
@@ -232,24 +266,24 @@ void WriteAtomically(const std::string &bytes, const std::string &path, bool sna
   std::string tmp = path + ".tmp." + std::to_string(getpid());
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
-    throw std::runtime_error(tmp + ": " + std::strerror(errno));
+    throw WriteFailure(tmp + ": " + std::strerror(errno), errno);
   size_t done = 0;
   while (done < bytes.size()) {
     ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
     if (n < 0 && errno == EINTR)
       continue;
     if (n <= 0) {
-      std::string why = std::strerror(errno);
+      int err = n < 0 ? errno : ENOSPC; // write returns 0 only when nothing fits
       close(fd);
       unlink(tmp.c_str());
-      throw std::runtime_error(tmp + ": " + why);
+      throw WriteFailure(tmp + ": " + std::strerror(err), err);
     }
     done += size_t(n);
   }
   if (close(fd) != 0) {
-    std::string why = std::strerror(errno);
+    int err = errno;
     unlink(tmp.c_str());
-    throw std::runtime_error(tmp + ": " + why);
+    throw WriteFailure(tmp + ": " + std::strerror(err), err);
   }
   int err = 0;
   if (!ReplaceRankFile(tmp.c_str(), path.c_str(), snapshot, &err) && err) {
@@ -276,6 +310,7 @@ bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept {
     }
     MakeDirs(Fixed().run_dir);
     WriteAtomically(Gzip(ProfileToJson(p)), RankFilePath(), why == nullptr);
+    ClearNoSpace(); // written after all: the file says how the rank ended
     if (!why) {
       // The end record a SIGTERM puts in place when no time is left to
       // build one: this snapshot and the reason (writer.cpp).
@@ -284,6 +319,19 @@ bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept {
       PublishPremadeEnd(Gzip(ProfileToJson(p)));
     }
     return true;
+  } catch (const WriteFailure &e) {
+    CountError(why ? "end_record_write" : "snapshot_write");
+    if (NoSpace(e.err)) {
+      MarkNoSpace();
+      if (why)
+        std::fprintf(stderr,
+                     "scalana: rank %d: could not write: no space left on the device of %s "
+                     "(%s); its data there is that of its last snapshot, if any\n",
+                     FileRank(), Fixed().run_dir.c_str(), std::strerror(e.err));
+    } else if (why) {
+      std::fprintf(stderr, "scalana: rank %d: could not write its profile: %s\n", FileRank(),
+                   e.what());
+    }
   } catch (const std::exception &e) {
     CountError(why ? "end_record_write" : "snapshot_write");
     if (why) // the rank is ending: the last chance to say so
@@ -382,7 +430,11 @@ void WriteFinalProfile() noexcept {
                      (unsigned long long)errors,
                      errors ? " (see `scalana show` for the list)" : "");
     } catch (const std::exception &e) {
-      std::fprintf(stderr, "scalana: could not write the profile: %s\n", e.what());
+      std::fprintf(stderr, "scalana: could not write the profile: %s%s\n", e.what(),
+                   std::strstr(e.what(), std::strerror(ENOSPC))
+                       ? " (could not write: no space left; every rank keeps its own file "
+                         "where it still fits)"
+                       : "");
     } catch (...) {
     }
   }
@@ -394,6 +446,16 @@ void WriteFinalProfile() noexcept {
 }
 
 std::string StartTimeUtc() { return g_start_time ? *g_start_time : ""; }
+
+void MarkRunDir() noexcept {
+  try {
+    std::string dir = RunDir();
+    MakeDirs(dir);
+    WriteRunIdMarker(dir);
+  } catch (...) {
+    // The rank files carry the run id all the same.
+  }
+}
 
 } // namespace scalana::rt
 

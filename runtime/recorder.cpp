@@ -966,6 +966,9 @@ void InitDone(MpiCall &) noexcept {
   Guarded("init", [] {
     PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
+    AgreeRunId(g_world_rank); // collective: first, so every rank reaches it
+    if (g_world_rank == 0)
+      MarkRunDir();
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
     CalibrateTicks();
     int level = MPI_THREAD_SINGLE;

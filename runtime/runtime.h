@@ -102,6 +102,9 @@ void RegisterExitHandler() noexcept;
 // periodic snapshot. False on failure (counted). output.cpp.
 bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept;
 std::string RankFilePath();
+// RUN_DIR/rank-<R>.unwritten.ENOSPC: made when a write of the rank file
+// failed for want of space, removed once one succeeds (output.cpp).
+std::string UnwrittenMarkerPath();
 // Renames TMP over PATH, the rank file (writer.cpp). A SNAPSHOT is not put
 // in place once the rank is ending (returns false, *ERR 0): the file then
 // belongs to the end record. *ERR is rename's errno on failure.
@@ -123,5 +126,13 @@ double Now(); // monotonic seconds
 bool Verbose();
 int WorldRank(); // -1 before MPI_Init
 std::string StartTimeUtc();
+
+// The run id (run_id.cpp): AgreeRunId, a collective over MPI_COMM_WORLD,
+// takes rank 0's at MPI_Init; RunId is "" before. MarkRunDir (rank 0)
+// names it in RUN_DIR/.scalana-job (output.cpp, by WriteRunIdMarker).
+void AgreeRunId(int world_rank);
+const char *RunId();
+void WriteRunIdMarker(const std::string &dir);
+void MarkRunDir() noexcept;
 
 } // namespace scalana::rt

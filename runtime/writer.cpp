@@ -192,8 +192,11 @@ void *WriterMain(void *) {
   double next = 0; // seconds after start
   for (;;) {
     if (const char *why = g_end_why.load(std::memory_order_acquire)) {
-      if (WriteRankFile(why, g_end_sig.load(), kEndLockSeconds))
-        RemovePremade();
+      // Written or not, the premade records go: once the end record was
+      // tried they are never put in place, and on a full disk nothing else
+      // would remove them.
+      WriteRankFile(why, g_end_sig.load(), kEndLockSeconds);
+      RemovePremade();
       g_end_why.store(nullptr);
       g_end_done.store(true);
     }
@@ -222,8 +225,8 @@ void *WriterMain(void *) {
 // failed to start), or on the writer thread itself (a fault in its own
 // code). Best effort in a signal handler: it allocates.
 void WriteEndHere(const char *why, int sig) {
-  if (WriteRankFile(why, sig, kEndLockSeconds))
-    RemovePremade();
+  WriteRankFile(why, sig, kEndLockSeconds);
+  RemovePremade(); // as on the writer thread
   g_end_done.store(true);
 }
 
@@ -427,6 +430,7 @@ void FinishRank(bool written) noexcept {
     for (const char *suffix : {"", ".end0", ".end1"})
       unlink((tmp + suffix).c_str());
     unlink(path.c_str());
+    unlink(UnwrittenMarkerPath().c_str()); // the profile holds this rank
   } catch (...) {
   }
 }

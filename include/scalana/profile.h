@@ -69,6 +69,9 @@ struct ProfileMeta {
   std::vector<ModuleInfo> modules; // shared objects with a PSG, in frame order
   std::vector<std::string> args;
   std::string mpi_library, start_time;
+  // One job's id, the same in all its ranks' files ("" in older files):
+  // per-rank files of two runs are never merged (docs/formats.md section 3).
+  std::string run_id;
   double wall_time = 0;
   SamplingInfo sampling;
   std::map<std::string, std::string> config;
@@ -238,6 +241,9 @@ struct RankData {
   // running). END_SIGNAL: the signal that ended the rank, 0 for none.
   bool snapshot = false;
   int end_signal = 0;
+  // Why the rank could not write its file ("ENOSPC"), from its marker
+  // RUN_DIR/rank-<R>.unwritten.<REASON>; "" when it could.
+  std::string unwritten;
 };
 
 struct Profile {
@@ -245,6 +251,9 @@ struct Profile {
   std::vector<Context> contexts;
   std::vector<std::vector<int>> comms;
   std::vector<RankData> ranks; // sorted by rank
+  // Ranks with no data whose writes failed, and why ("ENOSPC"): their
+  // markers in a run directory of per-rank files.
+  std::map<int, std::string> unwritten;
 };
 
 // What a reader accepts (docs/formats.md section 3, "Readers"). Every number

@@ -11,6 +11,8 @@ Stages (each a ctest entry; `setup` is the fixture of the others):
   terminal  escape sequences and CR/LF in strings of the profile, in file and
             directory names: escaped in every text output
   messages  link loops, zlib/raw/truncated/corrupt data: each says what it is
+  options   numeric options that are not finite or out of range: exit 2
+  impossible numbers the profile's own numbers contradict, duplicate keys
 
 Every command runs with a timeout and an address-space limit and must end
 with the expected exit status: 1 and the expected words on stderr for bad
@@ -350,6 +352,16 @@ def stage_stale(t):
         t.check("rank file of another world size", args,
                 stderr_has=["rank-1.json.gz: meta.world_size 3 differs from 2 in"])
 
+    def other_run(rank, d):
+        if rank == 1:
+            d["meta"]["run_id"] = "20261202T101010Z-4242-00000000000000ab"
+            d["meta"]["args"] = [d["meta"]["args"][0], "--other"]
+    run = t.write_rank_files("rank-files-run", doc, other_run)
+    for args in (t.show(run), t.detect(t.base(1), run)):
+        t.check("rank file of another run", args, stderr_has=[
+            "rank files of different runs: " + os.path.join(run, "rank-1.json.gz") +
+            " (run 20261202T101010Z-4242-00000000000000ab) not of run " + doc["meta"]["run_id"]])
+
     def renamed(rank, d):
         d["ranks"][0]["rank"] = 1 - rank
     run = t.write_rank_files("rank-files-renamed", doc, renamed)
@@ -461,7 +473,91 @@ def stage_messages(t):
             t.check(f"{name} data", args, stderr_has=["profile.json.gz: " + phrase])
 
 
-STAGES = {"setup": stage_setup, "sizes": stage_sizes, "special": stage_special,
+def stage_options(t):
+    """Every numeric option of every tool: a finite number in its range, else
+    exit 2 and a message naming the option and the range."""
+    run = t.base(2)
+    detect = [t.scalana, "detect", t.base(1), run]
+    cases = [
+        (detect, "--abnorm-thd", "nan", "is not a finite number: expected a number from 1 to 1000"),
+        (detect, "--abnorm-thd", "-1", "is out of range: expected a number from 1 to 1000"),
+        (detect, "--abnorm-thd", "1e400", "is not a finite number"),
+        (detect, "--top", "0", "expected a whole number from 1 to 1000000"),
+        (detect, "--top", "9" * 300, "is out of range: expected a whole number from 1 to 1000000"),
+        (detect, "--top", "2.5", "is not a whole number from 1 to 1000000"),
+        (detect, "--min-share", "inf", "expected a number from 0 to 1"),
+        (detect, "--min-share", "1.5", "expected a number from 0 to 1"),
+        (detect, "--min-time", "-1", "expected a number from 0 to 1000000000"),
+        (detect, "--min-wait", "nan", "expected a number from 0 to 1000000000"),
+        (detect, "--max-loop-depth", "-3", "expected a whole number from 0 to 1000"),
+        ([t.scalana, "export", "--format", "extrap", "-o", os.path.join(t.cases, "x.json"), run],
+         "--max-loop-depth", "1000000000", "expected a whole number from 0 to 1000"),
+        ([t.scalana, "show", run], "--rank", "-1", "expected a whole number from 0 to 4194303"),
+        ([t.scalana, "psg", t.binary], "--max-vertices", "0", "expected a whole number from 1 to"),
+        ([t.scalana, "psg", t.binary], "--max-loop-depth", "nan", "is not a whole number"),
+        ([t.scalana, "prof", "-o", os.path.join(t.cases, "never")], "--hz", "0",
+         "SCALANA_HZ='0' is not valid (--hz): expected 1..10000"),
+        ([t.scalana, "prof", "-o", os.path.join(t.cases, "never")], "--hz", "1e999",
+         "(--hz): expected 1..10000"),
+    ]
+    for base, option, value, phrase in cases:
+        args = base + [option, value]
+        if base[1] == "prof":
+            args += ["--", "true"]
+        t.check(f"{base[1]} {option} {value[:20]}", args, status=2,
+                stderr_has=[option, phrase])
+
+
+def stage_impossible(t):
+    """Numbers a profile's own numbers contradict, and repeated keys."""
+    doc = t.doc()
+
+    def edited(name, edit):
+        d = json.loads(json.dumps(doc))
+        edit(d)
+        return t.write_run(name, d)
+
+    def samples(d):
+        d["ranks"][0]["samples"] = 2 ** 63 - 1
+    run = edited("samples-2e63", samples)
+    for args in (t.show(run), t.detect(t.base(1), run)):
+        t.check("samples 2^63-1", args, stderr_has=[
+            "ranks[0].samples 9.22337e+18 samples is more than the sampling rate allows"])
+
+    def vertex(d):
+        d["ranks"][1]["vertices"][0][1] = 2 ** 62
+    run = edited("vertex-samples-2e62", vertex)
+    t.check("vertex samples 2^62", t.detect(t.base(1), run), stderr_has=[
+        "ranks[1].vertices[0][1] (samples, with the rows before it)", "impossible for this rank"])
+
+    def wait(d):
+        d["ranks"][0]["mpi"][0][2] = 1e9
+    run = edited("mpi-1e9-s", wait)
+    t.check("MPI time 1e9 s", t.detect(t.base(1), run), stderr_has=[
+        "ranks[0].mpi[0][2] (seconds, with the rows before it) 1e+09 s in MPI calls is more than "
+        "the rank ran"])
+
+    def dep(d):
+        for r in d["ranks"]:
+            if r["deps"]:
+                r["deps"][0][7] = 1e8
+    run = edited("dep-wait-1e8-s", dep)
+    t.check("dependence wait 1e8 s", t.show(run), stderr_has=[
+        ".deps[0][7] (wait seconds, with the rows before it) 1e+08 s of waiting"])
+
+    # The same key twice: the JSON library would keep the second.
+    text = json.dumps(doc)
+    at = text.index('"world_size": ')
+    text = text[:at] + '"world_size": 9999, ' + text[at:]
+    path = t.case_dir("duplicate-world-size")
+    with gzip.open(os.path.join(path, "profile.json.gz"), "wt") as f:
+        f.write(text)
+    for args in (t.show(path), t.detect(t.base(1), path)):
+        t.check("world_size twice", args, stderr_has=[
+            "profile.json.gz: meta: key \"world_size\" appears twice"])
+
+
+STAGES = {"setup": stage_setup, "options": stage_options, "impossible": stage_impossible, "sizes": stage_sizes, "special": stage_special,
           "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages}
 
 

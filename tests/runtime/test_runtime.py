@@ -1065,7 +1065,10 @@ def fault_run(args, exe, how, stats):
                       where + "ended by the launcher's SIGTERM: %s %s"
                       % (r["errors"], r.get("end_signal")))
                 check("SIGTERM" in said[rank], where + "the report says so: " + said[rank])
-                stats["survivor_end_record"] += 1
+                # A full end record, or the premade one (its last snapshot
+                # and the reason) when SIGKILL came before the full one.
+                stats["survivor_reason_snapshot" if r.get("snapshot") else
+                      "survivor_end_record"] += 1
             else:
                 check(r.get("snapshot") is True, where + "no end record, so a snapshot: %s" % r)
                 check("no end recorded" in said[rank], where + "the report says so: " + said[rank])
@@ -1077,17 +1080,23 @@ def fault_case(args):
     how = FAULTS[args.case][0]
     exe = build(args, args.exe)
     stats = {"temporaries": 0, "victim_snapshot": 0, "survivor_end_record": 0,
-             "survivor_snapshot": 0}
+             "survivor_reason_snapshot": 0, "survivor_snapshot": 0}
     failures = []
     for i in range(args.repeat):
         try:
             fault_run(args, exe, how, stats)
         except (Failure, subprocess.TimeoutExpired) as e:
             failures.append("run %d: %s" % (i + 1, e))
-    print("%s: %d/%d runs with every rank's data readable and explained; survivors: %d end "
-          "records, %d snapshots only; temporaries left by writers killed mid-write: %d"
+    print("%s: %d/%d runs with every rank's data readable and explained; survivors: %d full end "
+          "records, %d snapshots with the reason, %d snapshots only; temporaries left by "
+          "writers killed mid-write: %d"
           % (args.case, args.repeat - len(failures), args.repeat, stats["survivor_end_record"],
-             stats["survivor_snapshot"], stats["temporaries"]))
+             stats["survivor_reason_snapshot"], stats["survivor_snapshot"], stats["temporaries"]))
+    # The same as `name value` figures, for bench/fault_survival.
+    for key in ("survivor_end_record", "survivor_reason_snapshot", "survivor_snapshot",
+                "victim_snapshot", "temporaries"):
+        print("%s %d" % (key, stats[key]))
+    print("runs_failed %d" % len(failures))
     check(not failures, "%d of %d runs failed:\n%s" % (len(failures), args.repeat,
                                                       "\n".join(failures)))
 
@@ -1254,6 +1263,66 @@ def case_readonly(args):
             print("read-only file system, under mpirun: refused")
             tried += 1
     check(tried > 0, "no way to make an unwritable directory here (needs setpriv or unshare)")
+
+
+def case_two_runs(args):
+    """Rank files of two runs (same binary and world size, other arguments)
+    in one directory are refused, naming the odd file and its run id."""
+    exe = build(args, args.exe)
+    a, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.3", "1"])
+    b, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.5", "0"])
+    ids = {}
+    for d in (a, b):
+        check(os.path.exists(os.path.join(d, "rank-0.json.gz")), "the run left rank files")
+        ids[d] = {profile(os.path.join(d, f))["meta"]["run_id"]
+                  for f in os.listdir(d) if f.startswith("rank-")}
+        check(len(ids[d]) == 1 and "" not in ids[d], "one run id in all its ranks: %s" % ids[d])
+        with open(os.path.join(d, ".scalana-job")) as f:
+            check("run " + next(iter(ids[d])) in f.read(), ".scalana-job names the run id")
+    check(ids[a] != ids[b], "two runs, two run ids")
+    shutil.copy(os.path.join(b, "rank-0.json.gz"), os.path.join(a, "rank-0.json.gz"))
+    for tool in ("show", "detect"):
+        p = run([os.path.join(args.bin, "scalana"), tool, a], expect_ok=False)
+        check(p.returncode == 1 and "rank files of different runs: %s/rank-0.json.gz (run %s) not "
+              "of run %s" % (a, next(iter(ids[b])), next(iter(ids[a]))) in p.stderr,
+              "%s refuses the mixed directory: %d %s" % (tool, p.returncode, p.stderr))
+    # The id the job is given is the one every rank writes.
+    out, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.3", "1"],
+                         env=dict(env(), SCALANA_RUN_ID="nightly-42"))
+    for f in os.listdir(out):
+        if f.startswith("rank-"):
+            check(profile(os.path.join(out, f))["meta"]["run_id"] == "nightly-42",
+                  "SCALANA_RUN_ID honoured in " + f)
+
+
+def case_full_disk(args):
+    """A full file system: the writer says so, leaves no temporary, and the
+    readers say the ranks could not write, not that they were killed."""
+    exe = build(args, args.exe)
+    mnt = tempfile.mkdtemp(prefix="scalana-full-")
+    if os.geteuid() != 0 or subprocess.run(["mount", "-t", "tmpfs", "-o", "size=64k", "tmpfs",
+                                            mnt]).returncode != 0:
+        print("SKIPPED: mounting a small tmpfs needs root (mount -t tmpfs) and is refused here")
+        return
+    try:
+        st = os.statvfs(mnt)
+        with open(os.path.join(mnt, "filler"), "wb") as f:
+            f.write(b"\0" * (st.f_bavail * st.f_frsize - 4096))  # one block left
+        out = os.path.join(mnt, "run")
+        p = run(mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--",
+                                   exe, "finalize", "0.3"], expect_ok=False)
+        check("could not write: no space left" in p.stderr, "the write error says why: %s" % p.stderr)
+        left = sorted(os.listdir(out))
+        check(not any(".tmp." in f for f in left), "no temporaries left: %s" % left)
+        check(any(f.endswith(".unwritten.ENOSPC") for f in left), "ranks marked: %s" % left)
+        for tool in ("show", "detect"):
+            p = run([os.path.join(args.bin, "scalana"), tool, out], expect_ok=False)
+            text = p.stdout + p.stderr
+            check("could not write: no space left on the device" in text and
+                  "SIGKILL" not in text, "%s says the ranks could not write: %s" % (tool, text))
+    finally:
+        subprocess.run(["umount", mnt])
+        os.rmdir(mnt)
 
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}

@@ -1,5 +1,6 @@
 // `scalana detect RUN_DIR...`: builds the PPG of each run, finds non-scalable
 // and abnormal vertices, backtracks to root causes and writes a report.
+#include "../cli_options.h"
 #include "detect/detect.h"
 #include "detect/load.h"
 #include "detect/report.h"
@@ -32,7 +33,7 @@ int main(int argc, char **argv) {
   app.add_option("--abnorm-thd", opts.abnorm_thd,
                  "a vertex is abnormal on a rank whose time exceeds this x the median over ranks")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->check(cli::Range(1, 1000));
   std::map<std::string, MergeStrategy> merges{{"max", MergeStrategy::Max},
                                               {"mean", MergeStrategy::Mean},
                                               {"median", MergeStrategy::Median},
@@ -48,15 +49,19 @@ int main(int argc, char **argv) {
       ->transform(CLI::CheckedTransformer(scalings, CLI::ignore_case))
       ->option_text("strong|weak|auto (auto)");
   app.add_option("--top", opts.top, "how many root causes and non-scalable vertices to report")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::Range(1, 1e6, true));
   app.add_option("--min-share", opts.min_share,
                  "non-scalable vertices below this share of the total time are ignored")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::Range(0, 1));
   app.add_option("--min-time", opts.min_time,
-                 "seconds below which a vertex's time is noise (default: 2 samples' worth)");
+                 "seconds below which a vertex's time is noise (default: 2 samples' worth)")
+      ->check(cli::Range(0, kMaxSeconds));
   app.add_option("--min-wait", opts.min_wait,
                  "seconds of waiting that make a dependence edge worth following")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(cli::Range(0, kMaxSeconds));
   app.add_option("--format", format,
                  "report format (dot: the PPG's backtracking paths as Graphviz DOT)")
       ->check(CLI::IsMember({"text", "json", "html", "dot"}))
@@ -65,8 +70,10 @@ int main(int argc, char **argv) {
   app.add_option("--binary", load.binary, "the profiled binary, when it has moved since profiling");
   app.add_option("--max-loop-depth", load.max_loop_depth,
                  "PSG contraction: loops nested deeper fold into their parent")
-      ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+      ->capture_default_str()
+      ->check(cli::Range(0, 1000, true));
+  if (int status = cli::Parse(app, argc, argv, "scalana detect"); status >= 0)
+    return status;
 
   const bool tty = isatty(STDERR_FILENO);
   ProgressFn progress;

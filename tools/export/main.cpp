@@ -1,5 +1,6 @@
 // `scalana export --format extrap|hatchet|cube|ppg-dot -o OUT RUN_DIR...`:
 // the runs in formats other tools read.
+#include "../cli_options.h"
 #include "detect/detect.h"
 #include "detect/load.h"
 #include "detect/report.h"
@@ -36,8 +37,10 @@ int main(int argc, char **argv) {
   app.add_option("--binary", load.binary, "the profiled binary, when it has moved since profiling");
   app.add_option("--max-loop-depth", load.max_loop_depth,
                  "PSG contraction: loops nested deeper fold into their parent")
-      ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+      ->capture_default_str()
+      ->check(cli::Range(0, 1000, true));
+  if (int status = cli::Parse(app, argc, argv, "scalana export"); status >= 0)
+    return status;
   try {
     LoadedRuns loaded = LoadRuns(run_dirs, load);
     for (const std::string &w : loaded.warnings)

@@ -79,9 +79,14 @@ bool IsProfileFile(const std::string &n) {
   return n.find_first_not_of("0123456789", prefix.size()) == n.size() - suffix.size();
 }
 
+// Temporaries of killed writers, and the markers of ranks that could not
+// write (rank-<R>.unwritten.<REASON>): left by an earlier run, never data.
 bool IsTemporary(const std::string &n) {
   size_t at = n.find(".json.gz.tmp.");
-  return at != std::string::npos && IsProfileFile(n.substr(0, at + 8));
+  if (at != std::string::npos && IsProfileFile(n.substr(0, at + 8)))
+    return true;
+  at = n.find(".unwritten.");
+  return at != std::string::npos && IsProfileFile(n.substr(0, at) + ".json.gz");
 }
 
 std::vector<std::string> Entries(const std::string &dir) {

@@ -1,5 +1,6 @@
 // `scalana psg BINARY [LIBRARY...]`: prints the whole-program Program Structure Graph of a
 // program built with scalana-cc/-cxx/-fc (docs/psg.md).
+#include "../cli_options.h"
 #include "psg.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/text_escape.h"
@@ -26,15 +27,18 @@ int main(int argc, char **argv) {
                  "with dlopen: their functions join the graph");
   app.add_option("--max-loop-depth", opts.max_loop_depth,
                  "loops nested deeper than this fold into their parent")
-      ->capture_default_str();
+      ->capture_default_str()
+      ->check(scalana::cli::Range(0, 1000, true));
   app.add_flag("--no-contract", no_contract, "show the fully expanded graph, uncontracted");
   app.add_option("--format", format, "output format")
       ->check(CLI::IsMember({"text", "json", "dot"}))
       ->capture_default_str();
   app.add_option("-o,--output", output, "write to FILE instead of standard output");
   app.add_option("--max-vertices", opts.max_vertices, "refuse to expand graphs larger than this")
-      ->capture_default_str();
-  CLI11_PARSE(app, argc, argv);
+      ->capture_default_str()
+      ->check(scalana::cli::Range(1, 1e12, true));
+  if (int status = scalana::cli::Parse(app, argc, argv, "scalana psg"); status >= 0)
+    return status;
   opts.contract = !no_contract;
   try {
     scalana::Psg psg = scalana::Psg::LoadFromObjects(binary, libraries, opts);

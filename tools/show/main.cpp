@@ -7,6 +7,7 @@
 #include "scalana/sampling_checks.h"
 #include "scalana/text_escape.h"
 #ifdef SCALANA_HAVE_PSG
+#include "../cli_options.h"
 #include "frames.h"
 #include "psg.h"
 #endif
@@ -156,6 +157,11 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
               m.psg_id.empty() ? "-" : Safe(m.psg_id).c_str());
   std::printf("ranks      %d (%zu with data), started %s, wall %.3f s\n", m.world_size,
               p.ranks.size(), Safe(m.start_time).c_str(), m.wall_time);
+  // How the ranks of an incomplete run ended, and why some left nothing.
+  for (const std::string &line : DescribeRankEnds(p))
+    std::printf("ended      %s\n", Safe(line).c_str());
+  if (!m.run_id.empty())
+    std::printf("run id     %s\n", Safe(m.run_id).c_str());
   std::printf("mpi        %s\n", Safe(m.mpi_library).c_str());
   std::string counters;
   for (const auto &c : m.sampling.counters)
@@ -253,13 +259,11 @@ int main(int argc, char **argv) {
   std::string dir, format = "text";
   std::optional<int> rank;
   app.add_option("RUN_DIR", dir, "run directory (or a profile .json.gz file)")->required();
-  app.add_option("--rank", rank, "show only this rank");
+  app.add_option("--rank", rank, "show only this rank")
+      ->check(scalana::cli::Range(0, scalana::kMaxWorldSize - 1, true));
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::ParseError &e) {
-    return app.exit(e) == 0 ? 0 : 2;
-  }
+  if (int status = scalana::cli::Parse(app, argc, argv, "scalana show"); status >= 0)
+    return status;
   try {
     scalana::Profile p = scalana::ReadProfile(dir);
     if (rank) {
