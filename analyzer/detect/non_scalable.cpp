@@ -116,6 +116,7 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
         return false;
       ns.slope = f.b;
       ns.intercept = f.a;
+      ns.model = FitScalingModel(pts);
       ns.expected = res.expected_slope;
       double sum = 0, most = -1;
       for (VertexId v : members)
