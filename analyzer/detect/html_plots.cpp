@@ -80,19 +80,18 @@ ScalingPlotData PlotDataOf(const ReportInput &in, const RootCause &rc) {
   const Prediction &pr = in.result.prediction;
   if (pr.ranks > 0 && !d.measured.empty()) {
     const ScalingModel *m = nullptr;
+    std::string which;
     for (const NonScalableVertex &ns : in.result.non_scalable)
       if (ns.vertex == rc.vertex && ns.model.ok)
         m = &ns.model;
     if (!m)
       for (const VertexModel &vm : pr.vertices)
-        if (vm.vertex == rc.vertex && vm.model.ok) {
-          m = &vm.model;
-          d.model_label = "(slowest rank) ";
-        }
+        if (vm.vertex == rc.vertex && vm.model.ok)
+          m = &vm.model, which = "(slowest rank) ";
     if (m) {
       const double lo = d.measured.front().first;
       d.model = ModelCurve(*m, lo, std::max(lo * 1.01, double(pr.ranks)));
-      d.model_label += ModelText(*m);
+      d.model_label = which + ModelText(*m);
       if (m->Eval(pr.ranks) > 0)
         d.predicted = {{double(pr.ranks), m->Eval(pr.ranks)}};
     }

@@ -1777,6 +1777,36 @@ TEST(DetectPredict, TheGrowingVertexBecomesDominantAndItsModelIsQuadratic) {
   EXPECT_EQ(Detect(h.psg, runs, none).prediction.ranks, 0);
 }
 
+TEST(DetectPredict, TheCausesPlotShowsTheModelCarriedToPAndThePrediction) {
+  HaloProgram h;
+  auto runs = GrowingTailRuns(h);
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  o.predict = 64;
+  DetectResult res = Detect(h.psg, runs, o);
+  ReportInput in{h.psg, runs, res, o, "app", {}};
+  const RootCause *rc = FindCause(res, h.V(h.tail));
+  ASSERT_NE(rc, nullptr);
+  html::ScalingPlotData d = html::PlotDataOf(in, *rc);
+  ASSERT_GT(d.model.size(), 10u);
+  EXPECT_DOUBLE_EQ(d.model.front().first, 1);
+  EXPECT_NEAR(d.model.back().first, 64, 1e-9);
+  ASSERT_EQ(d.predicted.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.predicted[0].first, 64);
+  // The plot's points are the non-scalable entry's merged values (the mean
+  // over ranks: (0.2 p + 0.05 p^2) / p), and so is its model.
+  EXPECT_EQ(d.model_label, "0.2 + 0.05 * p");
+  EXPECT_NEAR(d.predicted[0].second, 0.2 + 0.05 * 64, 1e-6);
+  std::string svg = html::ScalingPlot(d, "p1", "plot");
+  EXPECT_NE(svg.find("class=model"), std::string::npos);
+  EXPECT_NE(svg.find("predicted at 64 ranks"), std::string::npos);
+  // Without --predict: no prediction point.
+  o.predict = 0;
+  DetectResult plain = Detect(h.psg, runs, o);
+  ReportInput in2{h.psg, runs, plain, o, "app", {}};
+  EXPECT_TRUE(html::PlotDataOf(in2, *FindCause(plain, h.V(h.tail))).predicted.empty());
+}
+
 TEST(DetectPredict, TheRecordedExperimentIsUsedAndScalingStillWins) {
   HaloProgram h;
   auto strong = GrowingTailRuns(h, "strong");
