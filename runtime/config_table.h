@@ -33,4 +33,7 @@
   X(Snapshot, "SCALANA_SNAPSHOT", "snapshot", "", Uint, "10", "0..86400",                          \
     "seconds between snapshots of each rank's data in RUN_DIR/rank-<R>.json.gz (the first at "     \
     "MPI_Init, then 1, 2, 4 ... s after it until the gap reaches N), so a killed run keeps what "  \
-    "was recorded up to its last snapshot; 0: none")
+    "was recorded up to its last snapshot; 0: none")                                               \
+  X(Experiment, "SCALANA_EXPERIMENT", "experiment", "", Choice, "unknown", "unknown|strong|weak",  \
+    "the kind of scaling experiment this run belongs to, kept in the profile's meta: strong (the " \
+    "problem size fixed) or weak (fixed per rank); scalana detect expects that scaling")

@@ -905,6 +905,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     res.root_causes.resize(opts.top);
   res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
+  if (opts.predict > 0)
+    res.prediction = PredictAt(psg, runs, res, opts.predict);
   return res;
 }
 

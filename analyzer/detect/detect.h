@@ -4,6 +4,7 @@
 
 #include "detect/async.h"
 #include "detect/ppg.h"
+#include "detect/predict.h"
 
 #include <cstddef>
 #include <string>
@@ -36,6 +37,8 @@ struct DetectOptions {
   double min_wait = 1e-3;
   size_t max_path_steps = 100000;
   size_t max_abnormal_starts = 1000;
+  // --predict: the rank count to model every vertex and root cause at (0: none).
+  int predict = 0;
 };
 
 // --- Statistics, exposed for tests.
@@ -90,6 +93,9 @@ struct NonScalableVertex {
   // judged alone; more for a line none of whose contexts is non-scalable
   // alone, VERTEX being the context that costs the most.
   size_t contexts = 1;
+  // The normal-form model of MERGED (three or more scales), shown beside
+  // the slope, which decides.
+  ScalingModel model;
 };
 
 struct AbnormalVertex {
@@ -194,6 +200,7 @@ struct DetectResult {
   std::vector<std::vector<PathStep>> paths; // every backtracking path
   std::vector<std::string> warnings;
   std::vector<HotSpot> hot_spots; // of the largest run, most operations drawn first
+  Prediction prediction;          // --predict P; ranks 0 when not asked
 };
 
 // RUNS must share PSG (their vertex ids come from it). Throws Error when RUNS
@@ -211,6 +218,10 @@ std::vector<PathStep> Backtrack(const Psg &psg, const Run &run, VertexId start, 
 std::vector<CommGrowth> CommunicationGrowth(const Psg &psg, const Run &small, const Run &big,
                                             VertexId v);
 std::string ExplainGrowth(const std::vector<CommGrowth> &growth, ScalingMode scaling);
+
+// Models the vertices of RUNS and ranks them and RES's root causes at RANKS.
+Prediction PredictAt(const Psg &psg, const std::vector<Run> &runs, const DetectResult &res,
+                     int ranks);
 
 const char *ToString(MergeStrategy m);
 const char *ToString(ScalingMode m);

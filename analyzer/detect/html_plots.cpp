@@ -1,6 +1,7 @@
 // The HTML report's plots, drawn here as inline SVG: scaling plots (log-log
 // time over ranks) and per-rank bars.
 #include "detect/html_parts.h"
+#include "detect/predict_report.h"
 #include "detect/report_common.h"
 
 #include <algorithm>
@@ -39,6 +40,10 @@ ScalingPlotData PlotDataOf(const NonScalableVertex &ns) {
   d.intercept = ns.intercept;
   d.has_expected = true;
   d.expected = ns.expected;
+  if (ns.model.ok && !d.measured.empty()) {
+    d.model = ModelCurve(ns.model, d.measured.front().first, d.measured.back().first);
+    d.model_label = ModelText(ns.model);
+  }
   return d;
 }
 
@@ -68,6 +73,28 @@ ScalingPlotData PlotDataOf(const ReportInput &in, const RootCause &rc) {
   if (!from_ns && in.runs.size() > 1) {
     d.has_expected = true;
     d.expected = in.result.expected_slope;
+  }
+  // --predict: the model carried on to P and its value there. The merged
+  // values' model when the cause is non-scalable, else its busiest rank's
+  // (the squares).
+  const Prediction &pr = in.result.prediction;
+  if (pr.ranks > 0 && !d.measured.empty()) {
+    const ScalingModel *m = nullptr;
+    std::string which;
+    for (const NonScalableVertex &ns : in.result.non_scalable)
+      if (ns.vertex == rc.vertex && ns.model.ok)
+        m = &ns.model;
+    if (!m)
+      for (const VertexModel &vm : pr.vertices)
+        if (vm.vertex == rc.vertex && vm.model.ok)
+          m = &vm.model, which = "(slowest rank) ";
+    if (m) {
+      const double lo = d.measured.front().first;
+      d.model = ModelCurve(*m, lo, std::max(lo * 1.01, double(pr.ranks)));
+      d.model_label = which + ModelText(*m);
+      if (m->Eval(pr.ranks) > 0)
+        d.predicted = {{double(pr.ranks), m->Eval(pr.ranks)}};
+    }
   }
   return d;
 }

@@ -9,6 +9,48 @@ namespace scalana {
 
 using namespace detect_internal;
 
+namespace {
+
+// The experiment from a model of all computation summed over all ranks
+// (CPU time, busiest or not): a fixed problem divided among more ranks
+// keeps that total constant (its model has no growing term), a fixed
+// problem per rank makes it grow as p (leading exponent 3/4 or more, and
+// the modelled total per rank not falling by more than a quarter).
+// Needs four scales; otherwise, and between the two, Auto and "".
+std::string InferScalingByModel(const Psg &psg, const std::vector<Run> &runs, ScalingMode *out) {
+  std::vector<std::pair<double, double>> pts;
+  for (const Run &r : runs) {
+    double sum = 0;
+    for (const VertexSeries &s : r.series)
+      if (s.own_data && psg.vertex(s.vertex).kind != VertexKind::Mpi)
+        for (int i = 0; i < r.nslots(); ++i)
+          sum += ExclusiveTime(psg, s, i);
+    pts.push_back({double(r.world_size), sum});
+  }
+  std::sort(pts.begin(), pts.end());
+  ScalingModel m = FitScalingModel(pts);
+  *out = ScalingMode::Auto;
+  if (!m.ok || m.scales < 4 || m.cv_smape > 0.25)
+    return "";
+  const double lead = m.terms.empty() ? 0 : m.Leading().Exponent();
+  if (m.terms.empty())
+    *out = ScalingMode::Strong;
+  else if (lead >= 0.75 && m.Eval(pts.back().first) / pts.back().first >=
+                               0.75 * m.Eval(pts.front().first) / pts.front().first)
+    *out = ScalingMode::Weak; // a falling share per rank (Amdahl) is left to the slopes
+  else
+    return "";
+  return std::string("auto chose ") + ToString(*out) +
+         " scaling: the computation summed over all ranks is modelled as " + ModelText(m) +
+         (m.terms.empty() ? ", constant, as when a fixed problem is divided among the ranks"
+                          : ", growing as " + LeadingText(m) +
+                                ", as when each rank keeps its own share of work") +
+         " (" + std::to_string(m.scales) + " scales, " + m.Confidence() +
+         " confidence); pass --scaling or profile with --experiment to say so";
+}
+
+} // namespace
+
 std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<Run> &runs,
                                              size_t smallest, size_t largest,
                                              const DetectOptions &opts, DetectResult &res) {
@@ -39,7 +81,33 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
     res.program_slope = pf.b;
     res.program_slope_ok = pf.ok;
     res.scaling_used = opts.scaling;
-    if (opts.scaling == ScalingMode::Auto) {
+    // What the runs were profiled as (scalana prof --experiment), when they
+    // all agree: the user said it once; --scaling strong|weak still wins.
+    std::string recorded;
+    for (const Run &r : runs) {
+      auto it = r.meta.config.find("SCALANA_EXPERIMENT");
+      std::string e = it == r.meta.config.end() ? "" : it->second;
+      if (e != "strong" && e != "weak")
+        e = "";
+      if (&r == &runs[0])
+        recorded = e;
+      else if (e != recorded)
+        recorded = "?";
+    }
+    if (recorded == "?")
+      res.warnings.push_back("the runs were profiled with different --experiment values (or some "
+                             "with none): ignored; pass --scaling strong|weak");
+    ScalingMode model_choice = ScalingMode::Auto;
+    const std::string model_reason = InferScalingByModel(psg, runs, &model_choice);
+    if (opts.scaling == ScalingMode::Auto && (recorded == "strong" || recorded == "weak")) {
+      res.scaling_used = recorded == "strong" ? ScalingMode::Strong : ScalingMode::Weak;
+      res.scaling_reason = "the runs were profiled as a " + recorded +
+                           " scaling experiment (scalana prof --experiment " + recorded + ")";
+    } else if (opts.scaling == ScalingMode::Auto && model_choice != ScalingMode::Auto) {
+      res.inference = InferScaling(psg, runs, floor);
+      res.scaling_used = model_choice;
+      res.scaling_reason = model_reason;
+    } else if (opts.scaling == ScalingMode::Auto) {
       res.inference = InferScaling(psg, runs, floor);
       const ScalingInference &inf = res.inference;
       res.scaling_used = inf.chosen;
@@ -116,6 +184,7 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
         return false;
       ns.slope = f.b;
       ns.intercept = f.a;
+      ns.model = FitScalingModel(pts);
       ns.expected = res.expected_slope;
       double sum = 0, most = -1;
       for (VertexId v : members)

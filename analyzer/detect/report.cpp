@@ -1,5 +1,6 @@
 #include "detect/report.h"
 #include "detect/async_report.h"
+#include "detect/predict_report.h"
 #include "detect/report_common.h"
 
 #include "scalana/regular_file.h"
@@ -272,6 +273,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     }
   }
 
+  WritePredictionText(in, out);
   WriteHotSpotsText(in, out);
 
   out << "\n== Non-scalable vertices ==\n";
@@ -294,6 +296,9 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     for (size_t i = 0; i < ns.merged.size(); ++i)
       out << (i ? " " : "") << ns.merged[i].first << ":" << Fmt("%.3g", ns.merged[i].second);
     out << "]\n";
+    if (ns.model.ok)
+      out << "    model: " << ModelText(ns.model) << "  (leading " << LeadingText(ns.model) << ", "
+          << ns.model.Confidence() << " confidence)\n";
   }
   out << "\n== Abnormal vertices ==\n";
   if (r.abnormal.empty())
@@ -435,7 +440,8 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                   {"share", n.share},
                   {"score", n.score},
                   {"contexts", n.contexts},
-                  {"merged", merged}});
+                  {"merged", merged},
+                  {"model", ModelJson(n.model)}});
   }
   doc["non_scalable"] = ns;
   json ab = json::array();
@@ -452,6 +458,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                   {"median", a.median},
                   {"excess", a.excess}});
   doc["abnormal"] = ab;
+  doc["prediction"] = PredictionJson(in);
   // ASCII only (\uXXXX): the same document, with nothing a terminal acts on;
   // invalid UTF-8 (directory names from the command line) becomes U+FFFD.
   out << doc.dump(1, ' ', true, json::error_handler_t::replace) << "\n";

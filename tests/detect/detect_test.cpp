@@ -1726,3 +1726,122 @@ TEST(DetectReport, SourceSnippetMarksTheLine) {
 
 } // namespace
 } // namespace scalana
+
+namespace scalana {
+namespace {
+
+// --- Models and --predict ----------------------------------------------------------
+
+// Weak scaling at 1..6 ranks: RELAX constant, TAIL on the last rank growing
+// as 0.05 p^2 (the others wait at the allreduce for half of it).
+std::vector<scalana::Run> GrowingTailRuns(HaloProgram &h, const std::string &experiment = "") {
+  std::vector<scalana::Run> runs;
+  for (int p : {1, 2, 3, 4, 5, 6}) {
+    ProfileBuilder b(p);
+    if (!experiment.empty())
+      b.p.meta.config["SCALANA_EXPERIMENT"] = experiment;
+    for (int r = 0; r < p; ++r) {
+      const bool culprit = r == p - 1;
+      const double extra = 0.05 * p * p;
+      b.Cpu(r, h.main.Id(h.relax), 1.0);
+      b.Cpu(r, h.main.Id(h.tail), culprit ? 0.2 + extra : 0.2);
+      const double wait = culprit ? 0 : 0.5 * extra; // the others arrive late too
+      b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
+      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+    }
+    runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
+  }
+  return runs;
+}
+
+TEST(DetectPredict, TheGrowingVertexBecomesDominantAndItsModelIsQuadratic) {
+  HaloProgram h;
+  auto runs = GrowingTailRuns(h);
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  o.predict = 64;
+  DetectResult res = Detect(h.psg, runs, o);
+  const Prediction &pr = res.prediction;
+  ASSERT_EQ(pr.ranks, 64);
+  EXPECT_EQ(pr.dominant, h.V(h.tail)) << report_common::Describe(h.psg, pr.dominant);
+  // On its busiest rank tail (0.2 + 0.05 p^2) passes relax (1 s) at
+  // p = 4 and stays ahead of the allreduce's waits (0.01 + 0.025 p^2).
+  EXPECT_GT(pr.overtakes_at, 3.5);
+  EXPECT_LT(pr.overtakes_at, 4.5);
+  const VertexModel *tail = nullptr;
+  for (const VertexModel &vm : pr.vertices)
+    if (vm.vertex == h.V(h.tail))
+      tail = &vm;
+  ASSERT_NE(tail, nullptr);
+  ASSERT_TRUE(tail->model.ok);
+  EXPECT_EQ(LeadingText(tail->model), "p^2") << ModelText(tail->model);
+  EXPECT_NEAR(tail->at_p, 0.2 + 0.05 * 64 * 64, 1e-3);
+  // The cause's saving grows as its model: x (0.2 + 0.05*64^2) / (0.2 + 0.05*36).
+  const RootCause *rc = FindCause(res, h.V(h.tail));
+  ASSERT_NE(rc, nullptr);
+  bool found = false;
+  for (const CausePrediction &cp : pr.causes)
+    if (cp.vertex == h.V(h.tail)) {
+      found = true;
+      EXPECT_NEAR(cp.growth, (0.2 + 0.05 * 4096) / (0.2 + 0.05 * 36), 1e-3);
+      EXPECT_NEAR(cp.saves_at_p, rc->saved_seconds * cp.growth, 1e-6);
+      EXPECT_GT(cp.saves_at_p, 10 * rc->saved_seconds);
+    }
+  EXPECT_TRUE(found);
+  // The non-scalable entry carries the merged values' model beside its slope.
+  for (const NonScalableVertex &ns : res.non_scalable)
+    EXPECT_TRUE(ns.model.ok);
+  DetectOptions none = o;
+  none.predict = 0;
+  EXPECT_EQ(Detect(h.psg, runs, none).prediction.ranks, 0);
+}
+
+TEST(DetectPredict, TheCausesPlotShowsTheModelCarriedToPAndThePrediction) {
+  HaloProgram h;
+  auto runs = GrowingTailRuns(h);
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  o.predict = 64;
+  DetectResult res = Detect(h.psg, runs, o);
+  ReportInput in{h.psg, runs, res, o, "app", {}};
+  const RootCause *rc = FindCause(res, h.V(h.tail));
+  ASSERT_NE(rc, nullptr);
+  html::ScalingPlotData d = html::PlotDataOf(in, *rc);
+  ASSERT_GT(d.model.size(), 10u);
+  EXPECT_DOUBLE_EQ(d.model.front().first, 1);
+  EXPECT_NEAR(d.model.back().first, 64, 1e-9);
+  ASSERT_EQ(d.predicted.size(), 1u);
+  EXPECT_DOUBLE_EQ(d.predicted[0].first, 64);
+  // The plot's points are the non-scalable entry's merged values (the mean
+  // over ranks: (0.2 p + 0.05 p^2) / p), and so is its model.
+  EXPECT_EQ(d.model_label, "0.2 + 0.05 * p");
+  EXPECT_NEAR(d.predicted[0].second, 0.2 + 0.05 * 64, 1e-6);
+  std::string svg = html::ScalingPlot(d, "p1", "plot");
+  EXPECT_NE(svg.find("class=model"), std::string::npos);
+  EXPECT_NE(svg.find("predicted at 64 ranks"), std::string::npos);
+  // Without --predict: no prediction point.
+  o.predict = 0;
+  DetectResult plain = Detect(h.psg, runs, o);
+  ReportInput in2{h.psg, runs, plain, o, "app", {}};
+  EXPECT_TRUE(html::PlotDataOf(in2, *FindCause(plain, h.V(h.tail))).predicted.empty());
+}
+
+TEST(DetectPredict, TheRecordedExperimentIsUsedAndScalingStillWins) {
+  HaloProgram h;
+  auto strong = GrowingTailRuns(h, "strong");
+  DetectResult res = Detect(h.psg, strong, DetectOptions{});
+  EXPECT_EQ(res.scaling_used, ScalingMode::Strong) << res.scaling_reason;
+  EXPECT_NE(res.scaling_reason.find("--experiment strong"), std::string::npos);
+  DetectOptions weak;
+  weak.scaling = ScalingMode::Weak;
+  EXPECT_EQ(Detect(h.psg, strong, weak).scaling_used, ScalingMode::Weak);
+  // Unrecorded: the model of all computation (p * 1.2 + 0.05 p^2, no
+  // constant) says weak.
+  DetectResult guessed = Detect(h.psg, GrowingTailRuns(h), DetectOptions{});
+  EXPECT_EQ(guessed.scaling_used, ScalingMode::Weak);
+  EXPECT_NE(guessed.scaling_reason.find("summed over all ranks"), std::string::npos)
+      << guessed.scaling_reason;
+}
+
+} // namespace
+} // namespace scalana

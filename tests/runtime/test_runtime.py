@@ -889,6 +889,24 @@ def case_rundir(args):
     check(os.path.exists(os.path.join(out, "profile.json.gz")), "--force overwrites")
 
 
+def case_experiment(args):
+    """--experiment is kept in the profile's meta, and detect expects it."""
+    exe = build(args, args.exe)
+    runs = []
+    for np in (1, args.np):
+        out, _ = profile_run(args, exe, extra=["--experiment", "strong"], np=np)
+        meta = profile(os.path.join(out, "profile.json.gz"))["meta"]
+        check(meta["config"].get("SCALANA_EXPERIMENT") == "strong",
+              "meta keeps the experiment: %s" % meta["config"])
+        runs.append(out)
+    detect = [os.path.join(args.bin, "scalana"), "detect"]
+    p = run(detect + runs)
+    check("profiled as a strong scaling experiment" in p.stdout and
+          "-> strong" in p.stdout, "detect expects strong scaling: %s" % p.stdout[:600])
+    p = run(detect + ["--scaling", "weak"] + runs)
+    check("scaling: weak" in p.stdout, "--scaling still wins: %s" % p.stdout[:400])
+
+
 def case_show(args):
     src = Source(args.exe)
     out, _ = profile_run(args, build(args, args.exe))

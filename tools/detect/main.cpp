@@ -51,6 +51,10 @@ int main(int argc, char **argv) {
   app.add_option("--top", opts.top, "how many root causes and non-scalable vertices to report")
       ->capture_default_str()
       ->check(cli::Range(1, 1e6, true));
+  app.add_option("--predict", opts.predict,
+                 "model every vertex's time (Extra-P's normal form) and rank vertices and root "
+                 "causes at this many ranks")
+      ->check(cli::Range(1, kMaxWorldSize, true));
   app.add_option("--min-share", opts.min_share,
                  "non-scalable vertices below this share of the total time are ignored")
       ->capture_default_str()

@@ -1,0 +1,155 @@
+#!/usr/bin/env python3
+"""Scaling models of known growth. models.c (weak scaling: loops growing as
+1, log2 p, p^(1/2), p, p log2 p in separate functions; an all-to-all whose
+bytes per rank grow as p) is built with scalana-cc and profiled at 1, 2, 3,
+4, 5, 6 and 8 ranks (oversubscribed). `scalana detect --predict 8` models
+every vertex on 1..6 (its busiest rank's time); Extra-P models the same
+runs exported by `scalana export --format extrap` (metric `time`, the
+maximum over ranks: the same values). Prints per vertex the true form,
+ScalAna's model, Extra-P's, and the error of ScalAna's prediction at 8
+against the measured run; then the three totals the targets name.
+
+usage: bench_models.py --bin BUILD/bin [--venv VENV] [--unit N]
+"""
+import argparse
+import json
+import math
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SCALES = [1, 2, 3, 4, 5, 6]
+HELD_OUT = 8
+# function -> (true form, leading exponent, log exponent of the leading term)
+TRUTH = {"grow_const": ("1", 0, 0), "grow_log": ("log2(p)", 0, 1),
+         "grow_sqrt": ("p^(1/2)", 0.5, 0), "grow_lin": ("p", 1, 0),
+         "grow_plogp": ("p * log2(p)", 1, 1)}
+
+
+def env():
+    e = {k: v for k, v in os.environ.items() if not k.startswith("SCALANA_")}
+    e.update(OMPI_MCA_mpi_yield_when_idle="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+             OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
+    return e
+
+
+def extrap_models(venv, export):
+    """callpath -> (text, leading exponent, leading log exponent) from
+    Extra-P's Python API (run in its venv)."""
+    code = r'''
+import json, sys, warnings
+from extrap.fileio.file_reader.json_file_reader import JsonFileReader
+from extrap.modelers.model_generator import ModelGenerator
+warnings.simplefilter("ignore")
+exp = JsonFileReader().read_experiment(sys.argv[1])
+gen = ModelGenerator(exp)
+gen.model_all()
+out = {}
+for (cp, metric), m in gen.models.items():
+    if metric.name != "time":
+        continue
+    f = m.hypothesis.function
+    lead = (0.0, 0.0)
+    for ct in f.compound_terms:
+        i = j = 0.0
+        for st in ct.simple_terms:
+            if st.term_type == "polynomial":
+                i += st.exponent
+            else:
+                j += st.exponent
+        lead = max(lead, (i, j))
+    out[cp.name] = [str(f), lead[0], lead[1]]
+print(json.dumps(out))
+'''
+    py = os.path.join(venv, "bin", "python")
+    p = subprocess.run([py, "-c", code, export], capture_output=True, text=True)
+    if p.returncode != 0:
+        print("Extra-P failed:", p.stderr[-1500:])
+        return {}
+    return json.loads(p.stdout)
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--bin", required=True)
+    ap.add_argument("--venv", default="")
+    ap.add_argument("--unit", type=int, default=20000000)
+    ap.add_argument("--reuse", default="", help="the runs of an earlier invocation: model only")
+    args = ap.parse_args()
+    work = args.reuse or tempfile.mkdtemp(prefix="scalana-bench-models-")
+    exe = os.path.join(work, "models")
+    if not args.reuse:
+        subprocess.run([os.path.join(args.bin, "scalana-cc"), "-O2", "-g",
+                        os.path.join(HERE, "models.c"), "-o", exe, "-lm"], check=True)
+    runs = {}
+    for p in SCALES + [HELD_OUT]:
+        d = os.path.join(work, "np%d" % p)
+        runs[p] = d
+        if args.reuse:
+            continue
+        subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(p),
+                        os.path.join(args.bin, "scalana"), "prof", "-f", "-o", d,
+                        "--experiment", "weak", "--", exe, str(args.unit)],
+                       check=True, env=env(), stdout=subprocess.DEVNULL)
+    fit = [runs[p] for p in SCALES]
+    det = subprocess.run([os.path.join(args.bin, "scalana"), "detect", "--predict",
+                          str(HELD_OUT), "--format", "json"] + fit,
+                         check=True, capture_output=True, text=True)
+    pred = {(v["function"], v["name"]): v for v in json.loads(det.stdout)["prediction"]["vertices"]}
+    full = subprocess.run([os.path.join(args.bin, "scalana"), "detect", "--predict",
+                           str(HELD_OUT), "--format", "json"] + fit + [runs[HELD_OUT]],
+                          check=True, capture_output=True, text=True)
+    measured = {}
+    for v in json.loads(full.stdout)["prediction"]["vertices"]:
+        for m in v["measured"]:
+            if m["ranks"] == HELD_OUT:
+                measured[(v["function"], v["name"])] = m["time"]
+    export = os.path.join(work, "extrap.json")
+    subprocess.run([os.path.join(args.bin, "scalana"), "export", "--format", "extrap",
+                    "-o", export] + fit, check=True, stdout=subprocess.DEVNULL)
+    ep = extrap_models(args.venv, export) if args.venv else {}
+
+    def extrap_for(func, line):
+        for cp, m in ep.items():
+            last = cp.split("->")[-1]
+            if ("models.c:%d" % line) in last and (func in cp or "MPI" in last):
+                return m
+        return None
+
+    rows, growing, exp_ok, agree, compared, errors = [], 0, 0, 0, 0, []
+    for (func, name), v in sorted(pred.items(), key=lambda kv: -kv[1]["predicted"]):
+        truth = TRUTH.get(func)
+        if "Alltoall" in name:
+            truth = ("bytes ~ p", None, None)
+        if truth is None:
+            continue
+        m = v["model"]
+        ours = m.get("formula", "no model")
+        lead = (m.get("leading_exponent", 0), m.get("leading_log_exponent", 0))
+        e = extrap_for(func, v["line"])
+        meas = measured.get((func, name))
+        err = abs(v["predicted"] - meas) / meas if meas else float("nan")
+        if truth[1] is not None and meas and meas > 0:
+            errors.append(err)
+        if truth[1] is not None and (truth[1], truth[2]) != (0, 0):
+            growing += 1
+            exp_ok += (lead[0], lead[1]) == (truth[1], truth[2])
+        if e is not None:
+            compared += 1
+            agree += abs(e[1] - lead[0]) < 1e-9 and abs(e[2] - lead[1]) < 1e-9
+        rows.append((func + " " + name, truth[0], ours, e[0] if e else "-", err))
+    for r in rows:
+        print("%-34s true %-12s ScalAna %-40s Extra-P %-40s error at %d: %.1f%%"
+              % (r[0][:34], r[1], r[2], r[3], HELD_OUT, 100 * r[4]))
+    print("leading term (p^i log2(p)^j) recovered: %d of %d growing vertices" % (exp_ok, growing))
+    if errors:
+        print("prediction error at %d ranks (CPU vertices): median %.1f%%, max %.1f%%"
+              % (HELD_OUT, 100 * sorted(errors)[len(errors) // 2], 100 * max(errors)))
+    print("leading term agrees with Extra-P's: %d of %d vertices" % (agree, compared))
+    print("runs in", work)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
