@@ -161,6 +161,8 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     frames.ResolveProfile(profiles[i]);
   }
   const FrameStats &fs = frames.stats();
+  if (std::string w = DebugReaderWarning(fs, out.binary); !w.empty())
+    out.warnings.push_back(w);
   if (fs.mpi_sites_merged)
     out.warnings.push_back(
         std::to_string(fs.mpi_sites_merged) +
