@@ -75,6 +75,10 @@ std::string DescribeStatus(int status) {
 
 } // namespace
 
+// Set by sanitizer runtimes (the fuzz target): their death callback must not
+// run in the child, which would report the parent's input as the crash.
+extern "C" void __sanitizer_set_death_callback(void (*)(void)) __attribute__((weak));
+
 int ServeDebugLookups(const std::vector<std::string> &objects, int in, int out) {
   LLVMSymbolizer symbolizer(SymbolizerOptions());
   std::string pending, answer;
@@ -162,6 +166,12 @@ void DebugReader::Start() {
     // The child: dies with the parent, leaves no core file, and says what
     // LLVM said on the stderr pipe (never blocking on it).
     ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    // A fault in LLVM ends the child by its signal, whatever handlers the
+    // parent installed.
+    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGPIPE, SIGALRM})
+      ::signal(sig, SIG_DFL);
+    if (__sanitizer_set_death_callback)
+      __sanitizer_set_death_callback(nullptr);
     struct rlimit no_core = {0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
     ::close(sv[0]);
