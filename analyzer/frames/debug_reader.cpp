@@ -9,6 +9,7 @@
 #include <sys/prctl.h>
 #include <sys/resource.h>
 #include <sys/socket.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -174,13 +175,18 @@ void DebugReader::Start() {
       __sanitizer_set_death_callback(nullptr);
     struct rlimit no_core = {0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
-    ::close(sv[0]);
-    ::close(err[0]);
     ::fcntl(err[1], F_SETFL, O_NONBLOCK);
     ::dup2(err[1], STDERR_FILENO);
+    // The request socket on fd 3, and nothing else of the parent's open:
+    // another reader's socket held here would keep that child from ever
+    // seeing the end of its input.
+    int channel = sv[1] == 3 ? 3 : ::dup2(sv[1], 3);
+#ifdef SYS_close_range
+    ::syscall(SYS_close_range, 4u, ~0u, 0u);
+#endif
     int rc = 3;
     try {
-      rc = ServeDebugLookups(objects_, sv[1], sv[1]);
+      rc = ServeDebugLookups(objects_, channel, channel);
     } catch (...) {
     }
     ::_exit(rc);
