@@ -5,6 +5,7 @@
 
 #include <fcntl.h>
 #include <poll.h>
+#include <pthread.h>
 #include <signal.h>
 #include <sys/prctl.h>
 #include <sys/resource.h>
@@ -156,7 +157,15 @@ void DebugReader::Start() {
     failure_ = std::string("cannot start the debug-information reader: ") + strerror(errno);
     return;
   }
+  // No signal handler may run while fork holds the process's allocator
+  // locks (a handler that allocates there deadlocks): all are blocked
+  // across it, and delivered after.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
   pid_t pid = ::fork();
+  if (pid != 0)
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
   if (pid < 0) {
     failure_ = std::string("cannot start the debug-information reader: ") + strerror(errno);
     for (int fd : {sv[0], sv[1], err[0], err[1]})
@@ -173,6 +182,7 @@ void DebugReader::Start() {
       ::signal(sig, SIG_DFL);
     if (__sanitizer_set_death_callback)
       __sanitizer_set_death_callback(nullptr);
+    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
     struct rlimit no_core = {0, 0};
     ::setrlimit(RLIMIT_CORE, &no_core);
     ::fcntl(err[1], F_SETFL, O_NONBLOCK);
