@@ -433,6 +433,21 @@ struct RecOwner {
 
 ThreadRec &OwnRec() { return *LateThreadLocal<RecOwner>::Get().rec; }
 
+// The outermost wrapped call this thread is in, as far as the wrappers
+// know: its entry point's frame address, and what its destructor would
+// close. A longjmp out of the call (from an MPI error handler) skips the
+// destructor; the next wrapper entry finds its frame at or above that one
+// (a nested call, from inside the library, is always deeper) and closes it.
+struct OpenCall {
+  uintptr_t frame = 0;
+  const char *op = nullptr;
+  uint32_t ctx = 0;
+  bool active = false;
+  ThreadSamples *thread = nullptr;
+  ThreadRec *held = nullptr;
+};
+SCALANA_TLS OpenCall tl_open;
+
 // Locks this thread's record for CALL (once per call; the destructor
 // unlocks). Throws when the lock stays taken (see RecordLock).
 struct LockTimeout {};
@@ -445,6 +460,7 @@ __attribute__((always_inline)) inline ThreadRec &Hold(MpiCall &call) {
   if (!r.lock.OwnerTryFor(kOwnerLockSeconds))
     ThrowLockTimeout();
   call.held() = &r;
+  tl_open.held = &r;
   return r;
 }
 
@@ -822,8 +838,13 @@ __attribute__((noinline)) call_sites::Entry *NewCallSite(const void *return_addr
 MpiCall::MpiCall(const char *op, MpiClass, const void *return_address, const void *frame_address,
                  bool timed) noexcept
     : op_(op), timed_(timed) {
+  if (tl_nesting > 0 && uintptr_t(frame_address) >= tl_open.frame)
+    CloseAbandonedCall();
   // Calls made from inside another wrapped call belong to the outer one.
-  if (tl_nesting++ > 0 || g_profile_done.load(std::memory_order_relaxed))
+  if (tl_nesting++ > 0)
+    return;
+  tl_open = OpenCall{uintptr_t(frame_address), op, 0, false, nullptr, nullptr};
+  if (g_profile_done.load(std::memory_order_relaxed))
     return;
   call_sites::Entry *e = RecentCallSite(return_address, frame_address);
   if (!e)
@@ -833,9 +854,11 @@ MpiCall::MpiCall(const char *op, MpiClass, const void *return_address, const voi
       // While the call runs, this thread's samples take its context instead
       // of unwinding through the MPI library.
       t->mpi_frames = e->frames.data();
+      t->mpi_call_frame = uintptr_t(frame_address);
       std::atomic_signal_fence(std::memory_order_release); // frames before their length
       t->mpi_frames_length = uint32_t(e->frames.size());
       thread_ = t;
+      tl_open.thread = t;
     }
     ctx_ = e->index;
     uint64_t n = ++e->calls, threshold = g_dep_threshold.load(std::memory_order_relaxed);
@@ -851,11 +874,44 @@ MpiCall::MpiCall(const char *op, MpiClass, const void *return_address, const voi
       dep_weight_ = (n * 0x9e3779b97f4a7c15ull + offset) >> 60 == 0 ? 16 : 0;
     }
     active_ = true;
+    tl_open.ctx = ctx_;
+    tl_open.active = true;
   }
   if (!timed_)
     return;
   ticks_ = g_seconds_per_tick.load(std::memory_order_relaxed) > 0;
   start_ = ticks_ ? Ticks() : MonoNs();
+}
+
+// The outer call was left by a longjmp: its destructor never ran. Its
+// samples stop taking its context, its lock is released, and it counts as
+// one call of no known duration (`errors.mpi_call_abandoned`); the calls
+// made since are recorded as the program's own.
+void MpiCall::CloseAbandonedCall() noexcept {
+  OpenCall open = tl_open;
+  tl_open = OpenCall{};
+  tl_nesting = 0;
+  if (open.thread)
+    open.thread->mpi_frames_length = 0;
+  CountError("mpi_call_abandoned");
+  ThreadRec *locked = open.held;
+  if (open.active)
+    Guarded("mpi_record", [&] {
+      ThreadRec &t = OwnRec();
+      if (!locked) {
+        if (!t.lock.OwnerTryFor(kOwnerLockSeconds))
+          ThrowLockTimeout();
+        locked = &t;
+      }
+      if (t.mpi.size() <= open.ctx)
+        t.mpi.resize(std::max<size_t>(open.ctx + 1, t.mpi.size() * 2));
+      MpiAgg &m = t.mpi[open.ctx];
+      if (!m.op)
+        __atomic_store_n(&m.op, open.op, __ATOMIC_RELAXED);
+      RelaxedAdd(m.calls, uint64_t(1));
+    });
+  if (locked)
+    locked->lock.OwnerUnlock();
 }
 
 void MpiCall::StopClock() noexcept {
@@ -871,7 +927,8 @@ void MpiCall::StopClock() noexcept {
 }
 
 MpiCall::~MpiCall() {
-  --tl_nesting;
+  if (--tl_nesting == 0)
+    tl_open.frame = 0;
   if (thread_)
     thread_->mpi_frames_length = 0;
   if (active_) {
@@ -891,8 +948,11 @@ MpiCall::~MpiCall() {
       RelaxedAdd(m.bytes, bytes_);
     });
   }
-  if (held_)
+  if (held_) {
     held_->lock.OwnerUnlock();
+    if (tl_open.held == held_)
+      tl_open.held = nullptr;
+  }
 }
 
 __thread NamedTypeSize tl_named_type_sizes[kNamedTypeSlots] = {};

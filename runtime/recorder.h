@@ -66,6 +66,7 @@ public:
 
 private:
   void StopClock() noexcept;
+  static void CloseAbandonedCall() noexcept;
   const char *op_;                  // the operation, for its row
   ThreadSamples *thread_ = nullptr; // the calling thread's table, if sampled
   ThreadRec *held_ = nullptr;

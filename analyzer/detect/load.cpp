@@ -123,6 +123,19 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   CheckSamePsg(profiles, run_dirs);
 
   LoadedRuns out;
+  for (size_t i = 0; i < profiles.size(); ++i) {
+    // A longjmp out of an MPI error handler left calls the wrappers closed
+    // late (docs/runtime.md, "MPI wrappers").
+    uint64_t abandoned = 0;
+    for (const RankData &r : profiles[i].ranks)
+      if (auto it = r.errors.find("mpi_call_abandoned"); it != r.errors.end())
+        abandoned += it->second;
+    if (abandoned)
+      out.warnings.push_back(run_dirs[i] + ": " + std::to_string(abandoned) +
+                             " MPI call(s) were left by a longjmp (mpi_call_abandoned: an error "
+                             "handler that jumps out of the call); each counts as one call of "
+                             "unknown duration, and what followed as the program's own");
+  }
   out.binary = opts.binary.empty() ? profiles[0].meta.binary : opts.binary;
   if (out.binary.empty())
     throw Error(run_dirs[0] + ": profile does not name its binary; pass it with --binary PATH");
@@ -161,6 +174,8 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     frames.ResolveProfile(profiles[i]);
   }
   const FrameStats &fs = frames.stats();
+  if (std::string w = DebugReaderWarning(fs, out.binary); !w.empty())
+    out.warnings.push_back(w);
   if (fs.mpi_sites_merged)
     out.warnings.push_back(
         std::to_string(fs.mpi_sites_merged) +

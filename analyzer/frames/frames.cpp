@@ -1,20 +1,18 @@
 #include "frames.h"
 
-#include "scalana/ids.h"
+#include "debug_reader.h"
 
-#include <llvm/DebugInfo/Symbolize/Symbolize.h>
-#include <llvm/Support/Error.h>
+#include "scalana/ids.h"
 
 #include <algorithm>
 #include <map>
 #include <tuple>
 #include <type_traits>
 #include <unordered_map>
+#include <unordered_set>
 
 namespace scalana {
 namespace {
-
-using llvm::symbolize::LLVMSymbolizer;
 
 std::string Basename(const std::string &path) {
   size_t slash = path.rfind('/');
@@ -51,10 +49,13 @@ struct FrameResolver::Impl {
   // of its modules (module K of the profile is objects[module_object[K]]).
   std::vector<std::string> objects;
   std::vector<int32_t> module_object{0};
-  LLVMSymbolizer symbolizer;
+  // Reads the objects' debug information in a child process: a malformed
+  // object can crash LLVM's readers, never the analysis.
+  std::unique_ptr<DebugReader> reader;
   // Source frames of one looked-up address, innermost first, by object and
-  // address (object << 48 | address).
+  // address (object << 48 | address); the keys the reader could not answer.
   std::unordered_map<uint64_t, std::vector<SourceFrame>> cache;
+  std::unordered_set<uint64_t> unanswered;
   std::unordered_map<std::string, std::vector<int32_t>> by_name, by_basename;
   std::unordered_map<std::string, int32_t> by_key;
   std::map<std::pair<int32_t, int32_t>, std::vector<uint64_t>> tail_paths;
@@ -62,18 +63,10 @@ struct FrameResolver::Impl {
   FrameStats stats;
   uint64_t lookups = 0, lookups_without_lines = 0;
 
-  static LLVMSymbolizer::Options SymbolizerOptions() {
-    LLVMSymbolizer::Options o;
-    o.PrintFunctions = llvm::symbolize::FunctionNameKind::LinkageName;
-    o.UseSymbolTable = true;
-    o.Demangle = false;
-    o.RelativeAddresses = false;
-    return o;
-  }
-
-  Impl(const Psg &p, const std::string &bin) : psg(p), symbolizer(SymbolizerOptions()) {
+  Impl(const Psg &p, const std::string &bin) : psg(p) {
     objects.push_back(bin);
     objects.insert(objects.end(), psg.libraries().begin(), psg.libraries().end());
+    reader = std::make_unique<DebugReader>(objects);
     const auto &fns = psg.functions();
     depth.resize(fns.size());
     for (size_t i = 0; i < fns.size(); ++i) {
@@ -137,34 +130,60 @@ struct FrameResolver::Impl {
     return best;
   }
 
+  static uint64_t KeyOf(uint32_t object, uint64_t address) {
+    return uint64_t(object) << kFrameModuleShift | address;
+  }
+
+  // Looks up every (object, address) not yet known in one exchange with
+  // the reader: its answers stream back while it reads.
+  void Fetch(const std::vector<std::pair<uint32_t, uint64_t>> &wanted) {
+    std::vector<std::pair<uint32_t, uint64_t>> fresh;
+    std::unordered_set<uint64_t> asked;
+    for (const auto &w : wanted) {
+      uint64_t key = KeyOf(w.first, w.second);
+      if (!cache.count(key) && asked.insert(key).second)
+        fresh.push_back(w);
+    }
+    if (fresh.empty())
+      return;
+    bool failed_before = reader->failed();
+    uint64_t unanswered_before = reader->unanswered();
+    std::vector<std::vector<DebugFrame>> found = reader->Lookup(fresh);
+    // The reader failed in this exchange: the last unanswered() -
+    // unanswered_before lookups have no answer.
+    size_t first_unanswered = fresh.size() - size_t(reader->unanswered() - unanswered_before);
+    if (failed_before)
+      first_unanswered = 0;
+    for (size_t i = 0; i < fresh.size(); ++i) {
+      uint64_t key = KeyOf(fresh[i].first, fresh[i].second);
+      std::vector<SourceFrame> out;
+      ++lookups;
+      if (i >= first_unanswered) {
+        unanswered.insert(key);
+      } else {
+        for (DebugFrame &d : found[i]) {
+          SourceFrame s;
+          s.name = std::move(d.name);
+          s.file = std::move(d.file);
+          s.line = d.line;
+          s.column = d.column;
+          s.function = FindFunction(s.name, s.file, s.line);
+          out.push_back(std::move(s));
+        }
+        if (!out.empty() && out[0].line == 0)
+          ++lookups_without_lines;
+      }
+      cache.emplace(key, std::move(out));
+    }
+  }
+
   const std::vector<SourceFrame> &Lookup(uint32_t object, uint64_t address) {
-    uint64_t key = uint64_t(object) << kFrameModuleShift | address;
+    uint64_t key = KeyOf(object, address);
     auto it = cache.find(key);
     if (it != cache.end())
       return it->second;
-    std::vector<SourceFrame> out;
-    ++lookups;
-    auto info = symbolizer.symbolizeInlinedCode(
-        objects[object], {address, llvm::object::SectionedAddress::UndefSection});
-    if (!info) {
-      llvm::consumeError(info.takeError());
-    } else {
-      for (uint32_t i = 0; i < info->getNumberOfFrames(); ++i) {
-        const llvm::DILineInfo &d = info->getFrame(i);
-        SourceFrame s;
-        if (d.FunctionName != llvm::DILineInfo::BadString)
-          s.name = d.FunctionName;
-        if (d.FileName != llvm::DILineInfo::BadString)
-          s.file = d.FileName;
-        s.line = d.Line;
-        s.column = d.Column;
-        s.function = FindFunction(s.name, s.file, s.line);
-        out.push_back(std::move(s));
-      }
-      if (!out.empty() && out[0].line == 0)
-        ++lookups_without_lines;
-    }
-    return cache.emplace(key, std::move(out)).first->second;
+    Fetch({{object, address}});
+    return cache.at(key);
   }
 
   uint64_t RawId(int32_t f, size_t v) const {
@@ -358,23 +377,48 @@ FrameResolver::~FrameResolver() = default;
 
 const FrameStats &FrameResolver::stats() const { return impl_->stats; }
 
+std::string DebugReaderWarning(const FrameStats &s, const std::string &binary) {
+  if (s.debug_reader_failure.empty())
+    return {};
+  const std::string &object = s.debug_reader_object.empty() ? binary : s.debug_reader_object;
+  return object + ": its debug information could not be read (the reader " +
+         s.debug_reader_failure +
+         "; the file may be corrupt): " + std::to_string(s.unplaced_frames) + " frame(s) and " +
+         std::to_string(s.unplaced_contexts) +
+         " recorded context(s) could not be fully placed: their samples and MPI time "
+         "stay on the frames that could be read, or outside the program";
+}
+
+namespace {
+// The object and address a recorded frame is looked up at; false for the
+// truncation mark and frames of modules the PSG was not loaded with.
+bool WhereToLook(const FrameResolver::Impl &m, uint64_t f, uint32_t *object, uint64_t *address) {
+  if (f == kFramesTruncated)
+    return false;
+  uint64_t offset = f & kFrameOffsetMask;
+  // A return address points after its call; the call itself is one byte
+  // before (the line tables' row for the call instruction).
+  *address = (f & kFrameExact) || offset == 0 ? offset : offset - 1;
+  uint32_t module = FrameModule(f);
+  if (module >= m.module_object.size() || m.module_object[module] < 0)
+    return false;
+  *object = uint32_t(m.module_object[module]);
+  return true;
+}
+} // namespace
+
 std::vector<SourceFrame> FrameResolver::Symbolize(const Context &frames) {
   std::vector<SourceFrame> out;
   for (uint64_t f : frames) {
-    if (f == kFramesTruncated)
-      continue;
-    uint64_t offset = f & kFrameOffsetMask;
-    // A return address points after its call; the call itself is one byte
-    // before (the line tables' row for the call instruction).
-    uint64_t address = (f & kFrameExact) || offset == 0 ? offset : offset - 1;
-    uint32_t module = FrameModule(f);
-    if (module >= impl_->module_object.size() || impl_->module_object[module] < 0) {
+    uint32_t object = 0;
+    uint64_t address = 0;
+    if (!WhereToLook(*impl_, f, &object, &address)) {
       // A module the PSG was not loaded with: its frames cannot be read.
-      ++impl_->stats.frames_of_unknown_modules;
+      if (f != kFramesTruncated)
+        ++impl_->stats.frames_of_unknown_modules;
       continue;
     }
-    const std::vector<SourceFrame> &inl =
-        impl_->Lookup(uint32_t(impl_->module_object[module]), address);
+    const std::vector<SourceFrame> &inl = impl_->Lookup(object, address);
     for (size_t i = inl.size(); i-- > 0;)
       out.push_back(inl[i]);
   }
@@ -483,6 +527,28 @@ void FrameResolver::ResolveProfile(Profile &profile) {
     for (const MpiRow &row : r.mpi)
       if (!row.op.empty() && row.ctx < op_of.size() && !op_of[row.ctx])
         op_of[row.ctx] = &row.op;
+  // Every frame's lines in one exchange with the reader; contexts with a
+  // frame it could not answer (it died on the binary) are counted.
+  std::vector<std::pair<uint32_t, uint64_t>> wanted;
+  for (const Context &c : profile.contexts)
+    for (uint64_t f : c) {
+      uint32_t object = 0;
+      uint64_t address = 0;
+      if (WhereToLook(m, f, &object, &address))
+        wanted.emplace_back(object, address);
+    }
+  m.Fetch(wanted);
+  if (!m.unanswered.empty())
+    for (const Context &c : profile.contexts)
+      for (uint64_t f : c) {
+        uint32_t object = 0;
+        uint64_t address = 0;
+        if (WhereToLook(m, f, &object, &address) &&
+            m.unanswered.count(Impl::KeyOf(object, address))) {
+          ++m.stats.unplaced_contexts;
+          break;
+        }
+      }
   std::map<Context, uint32_t> index;
   std::vector<Context> mapped;
   std::vector<uint32_t> remap(profile.contexts.size());
@@ -495,6 +561,9 @@ void FrameResolver::ResolveProfile(Profile &profile) {
     remap[i] = it->second;
   }
   m.stats.no_line_tables = m.lookups > 0 && m.lookups_without_lines == m.lookups;
+  m.stats.unplaced_frames = m.unanswered.size();
+  m.stats.debug_reader_failure = m.reader->failure();
+  m.stats.debug_reader_object = m.reader->failed_object();
   profile.contexts = std::move(mapped);
   for (RankData &r : profile.ranks) {
     MergeRows(

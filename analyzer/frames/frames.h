@@ -43,7 +43,16 @@ struct FrameStats {
   // call of it; on the first of its several calls of it (approximate); or,
   // when the function has none, where the line tables say.
   uint64_t mpi_sites_by_operation = 0, mpi_sites_merged = 0, mpi_sites_without_vertex = 0;
+  // The child reading the debug information died or stopped answering
+  // (debug_reader.h): why, the object it was reading, and what could not be
+  // placed: distinct frames, and recorded contexts holding one (summed over
+  // the profiles resolved).
+  std::string debug_reader_failure, debug_reader_object;
+  uint64_t unplaced_frames = 0, unplaced_contexts = 0;
 };
+
+// The warning for a failed debug-information reader, or "" when it worked.
+std::string DebugReaderWarning(const FrameStats &stats, const std::string &binary);
 
 class FrameResolver {
 public:

@@ -25,6 +25,22 @@
 namespace scalana::rt {
 
 namespace {
+// The interrupted stack pointer, from the signal's saved registers; 0 where
+// unknown.
+uintptr_t InterruptedSp(void *ucontext) {
+  if (!ucontext)
+    return 0;
+  const auto *uc = static_cast<const ucontext_t *>(ucontext);
+#if defined(__x86_64__)
+  return uintptr_t(uc->uc_mcontext.gregs[REG_RSP]);
+#elif defined(__aarch64__)
+  return uintptr_t(uc->uc_mcontext.sp);
+#else
+  (void)uc;
+  return 0;
+#endif
+}
+
 // The interrupted instruction, from the signal's saved registers.
 uintptr_t InterruptedPc(void *ucontext) {
   if (!ucontext)
@@ -94,7 +110,7 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
       ++t->blocked_samples; // pending since the program blocked it: see blocked_samples
     else {
       t->in_handler = 1;
-      RecordSample(t, InterruptedPc(ucontext), spent, CounterDeltas(t));
+      RecordSample(t, InterruptedPc(ucontext), InterruptedSp(ucontext), spent, CounterDeltas(t));
       t->in_handler = 0;
     }
   }

@@ -172,7 +172,8 @@ static uint32_t WithForkFrames(const ThreadSamples *t, uint64_t *frames, uint32_
   return n + m;
 }
 
-void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long long *counters) {
+void RecordSample(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t cpu_ns,
+                  const long long *counters) {
   // The handler owns this frame: the context is built here first, so the
   // table never holds a half-written one.
   if (OmpWaitSlot *w = t->omp_wait) {
@@ -184,7 +185,14 @@ void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long lo
   }
   uint64_t frames[kMaxProgramFrames + 1];
   uint32_t n = 0;
-  if (uint32_t m = t->mpi_frames_length) {
+  uint32_t m = t->mpi_frames_length;
+  if (m && sp && sp > t->mpi_call_frame) {
+    // Above the call's entry frame: a longjmp left the call. The next
+    // wrapper entry closes it (MpiCall); till then, the program's own time.
+    t->mpi_frames_length = 0;
+    m = 0;
+  }
+  if (m) {
     // Inside an MPI call: its wrapper already knows the context.
     for (uint32_t i = 0; i < m; ++i)
       frames[n++] = t->mpi_frames[i];

@@ -87,6 +87,10 @@ struct ThreadSamples {
   // store where copying cost one per frame on every call.
   volatile int unwinding;
   volatile uint32_t mpi_frames_length;
+  // The wrapped call's entry frame: a sample whose stack pointer lies above
+  // it was taken after a longjmp left the call (the wrapper never saw it
+  // end), so the context is unwound, not the call's.
+  volatile uintptr_t mpi_call_frame;
   const uint64_t *volatile mpi_frames;
   long long last_counters[kMaxCounters];   // previous reading, for deltas
   long long read_buffer[kMaxCounters + 1]; // PAPI_read target: counters, then the clock
@@ -154,7 +158,9 @@ void PrepareUnwinding();
 // The handler's work: attribute one sample standing for CPU_NS of the
 // thread's CPU time (and counter deltas, if any) to the context of the
 // interrupted code at PC. Async-signal-safe.
-void RecordSample(ThreadSamples *t, uintptr_t pc, uint64_t cpu_ns, const long long *counters);
+// SP: the interrupted stack pointer (0 when unknown).
+void RecordSample(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t cpu_ns,
+                  const long long *counters);
 
 // This thread's CPU clock in ns (a syscall; async-signal-safe).
 uint64_t ThreadCpuNs();

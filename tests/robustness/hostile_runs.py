@@ -13,6 +13,10 @@ Stages (each a ctest entry; `setup` is the fixture of the others):
   messages  link loops, zlib/raw/truncated/corrupt data: each says what it is
   options   numeric options that are not finite or out of range: exit 2
   impossible numbers the profile's own numbers contradict, duplicate keys
+  binary    the binary the profile names, corrupted: a section header past the
+            end of the file, flipped bits in its DWARF sections. `show`,
+            `detect` and `export` finish, saying which binary could not be
+            read and how much could not be placed
 
 Every command runs with a timeout and an address-space limit and must end
 with the expected exit status: 1 and the expected words on stderr for bad
@@ -22,9 +26,11 @@ import argparse
 import gzip
 import json
 import os
+import random
 import resource
 import shutil
 import signal
+import struct
 import subprocess
 import sys
 import time
@@ -557,8 +563,80 @@ def stage_impossible(t):
             "profile.json.gz: meta: key \"world_size\" appears twice"])
 
 
-STAGES = {"setup": stage_setup, "options": stage_options, "impossible": stage_impossible, "sizes": stage_sizes, "special": stage_special,
-          "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages}
+
+
+def elf_sections(data):
+    """{name: (header offset, file offset, size)} of an ELF64 little-endian file."""
+    shoff = struct.unpack_from("<Q", data, 0x28)[0]
+    entsize, count, names = struct.unpack_from("<HHH", data, 0x3a)
+    strtab = struct.unpack_from("<Q", data, shoff + names * entsize + 0x18)[0]
+    out = {}
+    for i in range(count):
+        hdr = shoff + i * entsize
+        name = struct.unpack_from("<I", data, hdr)[0]
+        end = data.index(0, strtab + name)
+        offset, size = struct.unpack_from("<QQ", data, hdr + 0x18)
+        out[data[strtab + name:end].decode()] = (hdr, offset, size)
+    return out
+
+
+def stage_binary(t):
+    with open(t.binary, "rb") as f:
+        good = f.read()
+    sections = elf_sections(good)
+    doc = t.doc()
+
+    def case(name, data):
+        run = t.case_dir("binary-" + name)
+        path = os.path.join(run, "fig3")
+        with open(path, "wb") as f:
+            f.write(data)
+        os.chmod(path, 0o755)
+        d = json.loads(json.dumps(doc))
+        d["meta"]["binary"] = path
+        with gzip.open(os.path.join(run, "profile.json.gz"), "wt") as f:
+            json.dump(d, f)
+        return run, path
+
+    def commands(run):
+        return (("show", t.show(run)), ("detect", t.detect(run)),
+                ("export", [t.scalana, "export", "--format", "hatchet", "--output",
+                            os.path.join(run, "export.json"), run]))
+
+    # LLVM's ELF reader ends in report_fatal_error (abort) on this one.
+    huge = bytearray(good)
+    struct.pack_into("<Q", huge, sections[".symtab"][0] + 0x20, 0x39000000000498)
+    run, path = case("symtab-size", bytes(huge))
+    for what, args in commands(run):
+        t.check(f"{what}: .symtab runs past the end of the file", args, status=0,
+                verify=lambda out, err, p=path: None if (
+                    (p + ": its debug information could not be read").encode() in out + err and
+                    b"LLVM ERROR: section" in out + err) else "no warning naming the binary")
+    # One flipped bit in .debug_line: LLVM's line-table reader crashed on it
+    # (SIGSEGV).
+    line = bytearray(good)
+    line[sections[".debug_line"][1] + 68] ^= 0x80
+    run, path = case("debug-line-bit", bytes(line))
+    for what, args in commands(run):
+        t.check(f"{what}: one bit flipped in .debug_line", args, status=0)
+    # Flipped bits in the DWARF sections: whatever LLVM makes of them, the
+    # tools finish (status 0) and never crash. A fixed seed: the same cases
+    # every run.
+    rng = random.Random(21)
+    for n in range(24):
+        sec = rng.choice([".debug_line", ".debug_info", ".debug_abbrev", ".debug_str_offsets"])
+        _, offset, size = sections[sec]
+        data = bytearray(good)
+        for _ in range(1 + n % 3):
+            data[offset + rng.randrange(size)] ^= 1 << rng.randrange(8)
+        run, _ = case(f"flip-{n}", bytes(data))
+        for what, args in commands(run):
+            t.check(f"{what}: bits flipped in {sec} (case {n})", args, status=0)
+
+
+STAGES = {"setup": stage_setup, "sizes": stage_sizes, "special": stage_special,
+          "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages,
+          "options": stage_options, "impossible": stage_impossible, "binary": stage_binary}
 
 
 def main():

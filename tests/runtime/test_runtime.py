@@ -132,6 +132,7 @@ class Shown:
     def __init__(self, args, out, src):
         p = run([os.path.join(args.bin, "scalana"), "show", out, "--format", "json"])
         self.prof = json.loads(p.stdout)
+        self.out = out
         self.res = self.prof["resolved"]
         self.src = src
 
@@ -659,6 +660,32 @@ def case_exceptions(args):
               where + "most samples outside MPI on the two loops: %d of %d" % (a + v, total))
         check(shown.calls(rank, "in_handler") == 10,
               where + "MPI_Barrier in the catch handler timed there 10 times")
+
+
+def case_longjmp_errhandler(args):
+    shown, _ = profiled(args)
+    for r in shown.prof["ranks"]:
+        rank = r["rank"]
+        where = "rank %d: " % rank
+        check(r["errors"].get("mpi_call_abandoned") == 1,
+              where + "the MPI_Send left by longjmp is counted as abandoned: %s" % r["errors"])
+        check(shown.calls(rank, "bad_send") == 1, where + "the abandoned MPI_Send is one call")
+        check(shown.calls(rank, "after_barrier") == 10,
+              where + "the 10 MPI_Barrier calls after the longjmp are recorded: %d"
+              % shown.calls(rank, "after_barrier"))
+        loop = shown.samples(rank, shown.loop_at("after_loop", ["after_call"]))
+        total = compute_samples(shown, rank)
+        check(total > 0 and loop >= 0.8 * total,
+              where + "the loop after the longjmp is computation: %d of %d samples outside MPI"
+              % (loop, total))
+        in_send = shown.samples(rank, shown.mpi_at("bad_send"))
+        check(in_send < 0.2 * max(loop, 1),
+              where + "the loop's time is not MPI_Send's: %d samples there, %d on the loop"
+              % (in_send, loop))
+    text = run([os.path.join(args.bin, "scalana"), "show", shown.out]).stdout
+    check("mpi_call_abandoned" in text, "show prints the abandoned call:\n" + text[-2000:])
+    p = run([os.path.join(args.bin, "scalana"), "detect", shown.out])
+    check("mpi_call_abandoned" in p.stderr, "detect warns of the abandoned call:\n" + p.stderr)
 
 
 def case_fortran(args):

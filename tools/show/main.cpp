@@ -67,6 +67,8 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
               ", profile " + p.meta.psg_id + "); locations may be wrong";
     FrameResolver frames(psg, p.meta.binary);
     frames.ResolveProfile(p);
+    if (std::string w = DebugReaderWarning(frames.stats(), p.meta.binary); !w.empty())
+      *note += std::string(note->empty() ? "warning: " : "; warning: ") + w;
     out.assign(p.contexts.size(), Resolved{});
     size_t unresolved = 0;
     for (size_t i = 0; i < p.contexts.size(); ++i) {
