@@ -36,7 +36,8 @@ struct UnwindingGuard {
   }
 };
 
-void Unwind(uintptr_t ra, Entry &e) {
+void Unwind(const Key &key, Entry &e) {
+  const uintptr_t ra = key.ra;
   UnwindingGuard guard;
   e.slots.clear();
   e.checkable = false;
@@ -74,7 +75,13 @@ void Unwind(uintptr_t ra, Entry &e) {
   } else {
     len = CaptureContext(0, out); // could not find the caller's frame: unwind plainly
   }
-  e.frames.assign(out, out + len);
+  // A worker's calls sit under the fork's context, as its samples do
+  // (WithForkFrames): not after a truncated context, nor past the limit.
+  e.frames.clear();
+  if (key.fork && !(len && out[0] == kFramesTruncated) &&
+      len + key.fork_length <= kMaxProgramFrames + 1)
+    e.frames.assign(key.fork, key.fork + key.fork_length);
+  e.frames.insert(e.frames.end(), out, out + len);
 }
 
 } // namespace
@@ -104,7 +111,7 @@ Entry &Lookup(Cache &cache, Key key) {
       e.calls = 0;
       e.index = Entry::kNoIndex;
     }
-    Unwind(key.ra, e);
+    Unwind(key, e);
   }
   return e;
 }

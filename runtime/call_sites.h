@@ -40,12 +40,21 @@ struct Entry {
   static constexpr uint32_t kNoIndex = UINT32_MAX;
 };
 
+// FORK: an OpenMP worker's fork context (ThreadSamples::fork_frames, interned
+// by the OMPT tool, so one pointer per context), prefixed to the frames. A
+// worker's stack starts at the region's body and is the same whichever
+// caller forked the region: without it in the key, the first region's
+// caller would hold every later region's calls.
 struct Key {
   uintptr_t ra, fa;
-  bool operator==(const Key &o) const { return ra == o.ra && fa == o.fa; }
+  const uint64_t *fork;
+  uint32_t fork_length;
+  bool operator==(const Key &o) const { return ra == o.ra && fa == o.fa && fork == o.fork; }
 };
 struct KeyHash {
-  size_t operator()(const Key &k) const { return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa); }
+  size_t operator()(const Key &k) const {
+    return size_t(k.ra * 0x9e3779b97f4a7c15ull ^ k.fa ^ uintptr_t(k.fork) * 0xff51afd7ed558ccdull);
+  }
 };
 
 // This thread's entries. A loop of MPI calls repeats a few keys, often in
@@ -56,7 +65,7 @@ struct KeyHash {
 struct Cache {
   std::unordered_map<Key, Entry, KeyHash> entries;
   struct Recent {
-    Key key{0, 0};
+    Key key{0, 0, nullptr, 0};
     Entry *entry = nullptr;
   };
   static constexpr unsigned kRecent = 4;
@@ -85,17 +94,26 @@ Entry &Lookup(Cache &cache, Key key);
 
 } // namespace call_sites
 
-// The call site whose wrapper returns to RETURN_ADDRESS and has frame
-// address FRAME_ADDRESS (__builtin_return_address(0) and
-// __builtin_frame_address(0) in the wrapper), if it is one of this thread's
-// last four, still valid and interned: the common case, a few loads, inline.
-// Null otherwise; then ContextOfCall does the rest.
-inline call_sites::Entry *RecentCallSite(const void *return_address, const void *frame_address) {
+// The key of a call on thread T (null: not sampled) whose wrapper returns to
+// RETURN_ADDRESS and has frame address FRAME_ADDRESS.
+inline call_sites::Key CallSiteKey(const ThreadSamples *t, const void *return_address,
+                                   const void *frame_address) {
+  const uint64_t *fork = t ? t->fork_frames : nullptr;
+  uint32_t length = fork ? t->fork_frames_length : 0;
+  return call_sites::Key{uintptr_t(return_address), uintptr_t(frame_address),
+                         length ? fork : nullptr, length};
+}
+
+// The call site of KEY (__builtin_return_address(0) and
+// __builtin_frame_address(0) in the wrapper, and the thread's fork context),
+// if it is one of this thread's last four, still valid and interned: the
+// common case, a few loads, inline. Null otherwise; then ContextOfCall does
+// the rest.
+inline call_sites::Entry *RecentCallSite(const call_sites::Key &key) {
   call_sites::Cache *cache = LateThreadLocal<call_sites::Cache>::Peek();
   if (!cache)
     return nullptr;
-  call_sites::Entry *e =
-      cache->FindRecent(call_sites::Key{uintptr_t(return_address), uintptr_t(frame_address)});
+  call_sites::Entry *e = cache->FindRecent(key);
   return e && e->index != call_sites::Entry::kNoIndex && call_sites::StillValid(*e) ? e : nullptr;
 }
 
@@ -103,9 +121,8 @@ inline call_sites::Entry *RecentCallSite(const void *return_address, const void 
 // index may still be kNoIndex). Not async-signal-safe (it may allocate); it
 // keeps the sampler out of libunwind while it unwinds
 // (ThreadSamples::unwinding). Valid until the next call on this thread.
-inline call_sites::Entry &ContextOfCall(const void *return_address, const void *frame_address) {
-  return call_sites::Lookup(LateThreadLocal<call_sites::Cache>::Get(),
-                            call_sites::Key{uintptr_t(return_address), uintptr_t(frame_address)});
+inline call_sites::Entry &ContextOfCall(const call_sites::Key &key) {
+  return call_sites::Lookup(LateThreadLocal<call_sites::Cache>::Get(), key);
 }
 
 } // namespace scalana::rt

@@ -134,7 +134,8 @@ ForkContext *ForkOf(OmpThread &o, const void *codeptr, const ompt_frame_t *frame
     o.sites.clear(); // a program whose stacks vary without end: start over
   Site &s = o.sites[key];
   if (!s.fork || !StillValid(s)) {
-    call_sites::Entry &e = ContextOfCall(codeptr, reinterpret_cast<const void *>(key.fa));
+    // The fork's own chain of calls; the outer fork's frames go before it here.
+    call_sites::Entry &e = ContextOfCall(call_sites::Key{uintptr_t(codeptr), key.fa, nullptr, 0});
     std::vector<uint64_t> frames;
     if (o.fork)
       frames = o.fork->frames;

@@ -818,10 +818,9 @@ namespace {
 // The first call of a call site, or of a new chain of calls to it: unwinds
 // and interns the context. Out of line, so that the common call saves no
 // registers for it. Null when it failed (counted).
-__attribute__((noinline)) call_sites::Entry *NewCallSite(const void *return_address,
-                                                         const void *frame_address) noexcept {
+__attribute__((noinline)) call_sites::Entry *NewCallSite(const call_sites::Key &key) noexcept {
   try {
-    call_sites::Entry &e = ContextOfCall(return_address, frame_address);
+    call_sites::Entry &e = ContextOfCall(key);
     if (e.index == call_sites::Entry::kNoIndex) {
       State &s = S();
       std::lock_guard<std::timed_mutex> lock(s.mu);
@@ -846,11 +845,13 @@ MpiCall::MpiCall(const char *op, MpiClass, const void *return_address, const voi
   tl_open = OpenCall{uintptr_t(frame_address), op, 0, false, nullptr, nullptr};
   if (g_profile_done.load(std::memory_order_relaxed))
     return;
-  call_sites::Entry *e = RecentCallSite(return_address, frame_address);
+  ThreadSamples *t = CurrentThread();
+  const call_sites::Key key = CallSiteKey(t, return_address, frame_address);
+  call_sites::Entry *e = RecentCallSite(key);
   if (!e)
-    e = NewCallSite(return_address, frame_address);
+    e = NewCallSite(key);
   if (e) {
-    if (ThreadSamples *t = CurrentThread()) {
+    if (t) {
       // While the call runs, this thread's samples take its context instead
       // of unwinding through the MPI library.
       t->mpi_frames = e->frames.data();

@@ -557,6 +557,23 @@ def case_openmp_waits(args):
               % (sum(waits.get((worker, c), 0) for c in ("call_a", "call_b")), spun))
 
 
+def case_openmp_mpi_workers(args):
+    shown, _ = profiled(args, ["-fopenmp"])
+    regions = 20
+    for r in shown.prof["ranks"]:
+        where = "rank %d: " % r["rank"]
+        # Both threads call MPI_Allreduce in every region: each caller's
+        # context holds both threads' calls, the worker's under the fork's.
+        a = sum(row[1] for row in shown.rows(r["rank"], "mpi",
+                                               shown.mpi_at("allreduce", ["call_a", "region"])))
+        b = sum(row[1] for row in shown.rows(r["rank"], "mpi",
+                                               shown.mpi_at("allreduce", ["call_b", "region"])))
+        total = shown.calls(r["rank"], "allreduce")
+        check(a == 2 * regions and b == 2 * regions and total == 4 * regions,
+              where + "MPI_Allreduce of both threads under caller_a (%d) and caller_b (%d), "
+              "of %d calls; expected %d each" % (a, b, total, 2 * regions))
+
+
 def case_inlined(args):
     shown, exe = profiled(args)
     # The premise: work() has no out-of-line copy, so its code exists only
