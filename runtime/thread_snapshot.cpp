@@ -37,6 +37,9 @@ const char *OmpKindName(uint32_t kind) {
 }
 // The CPU time thread T used since sampling started on it: up to its end, or
 // to now while it lives (another thread's CPU clock reads while it exists).
+// A thread that left by pthread_exit has no end recorded and its clock fails
+// to read (0: not measured); only if a new thread of this process took its
+// id since would the clock read that one's time.
 uint64_t CpuWhileSampled(const ThreadSamples *t) {
   uint64_t end = t->end_cpu_ns;
   struct timespec now;
