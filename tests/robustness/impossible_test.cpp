@@ -1,14 +1,13 @@
 // Profiles whose own numbers contradict each other, repeated keys, and rank
 // files of two runs: refused with the file and the field (format/
 // profile_checks.h), never reported as facts.
+#include "reader_helpers.h"
 #include "scalana/profile.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
-#include <zlib.h>
 
 #include <cstdint>
-#include <filesystem>
 #include <fstream>
 #include <string>
 
@@ -16,10 +15,7 @@ namespace scalana {
 namespace {
 
 using json = nlohmann::json;
-namespace fs = std::filesystem;
-
-#define EXPECT_HAS(text, part)                                                                     \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
+using namespace test;
 
 // 2 ranks at 200 Hz, 1.4 s each: 280 samples, 0.5 s in MPI, 0.25 s waiting.
 json Doc() {
@@ -34,14 +30,6 @@ json Doc() {
               "vertices":[[0,3,0.01,[]]],"mpi":[],"deps":[[0,"recv",0,7,0,10,4096,0.25]]}]})");
 }
 
-std::string ErrorOfText(const std::string &text) {
-  try {
-    ProfileFromJson(text, "p.json");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 std::string ErrorOf(const json &doc) { return ErrorOfText(doc.dump()); }
 
 TEST(ImpossibleNumbers, TheSampleDocumentIsValid) { EXPECT_EQ(ErrorOf(Doc()), ""); }
@@ -110,31 +98,7 @@ TEST(ImpossibleNumbers, NegativeAndNonFiniteTimesNameTheField) {
 
 // --- rank files of two runs ------------------------------------------------
 
-std::string Gzip(const std::string &text) {
-  z_stream zs{};
-  deflateInit2(&zs, 6, Z_DEFLATED, 16 + MAX_WBITS, 9, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, uLong(text.size())), '\0');
-  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.data()));
-  zs.avail_in = uInt(text.size());
-  zs.next_out = reinterpret_cast<Bytef *>(out.data());
-  zs.avail_out = uInt(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
-struct RunDir {
-  std::string path;
-  RunDir() {
-    char tmpl[] = "/tmp/scalana-runid-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~RunDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string &name) const { return path + "/" + name; }
+struct RunDir : TempDir {
   // Rank R's file, of run RUN_IDS[R].
   void WriteRanks(const std::vector<std::string> &run_ids) const {
     for (size_t r = 0; r < run_ids.size(); ++r) {
@@ -146,20 +110,10 @@ struct RunDir {
       rank["rank"] = r;
       rank["deps"] = json::array();
       d["ranks"] = json::array({rank});
-      std::ofstream(*this / ("rank-" + std::to_string(r) + ".json.gz"), std::ios::binary)
-          << Gzip(d.dump());
+      WriteFile(*this / ("rank-" + std::to_string(r) + ".json.gz"), Gzip(d.dump()));
     }
   }
 };
-
-std::string ReadError(const std::string &dir) {
-  try {
-    ReadProfile(dir);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
 
 TEST(RunIds, RankFilesOfTwoRunsAreRefusedNamingTheOddOnes) {
   RunDir one;

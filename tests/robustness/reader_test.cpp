@@ -4,6 +4,7 @@
 // section reader, source snippets and the escaping of control characters.
 #include "detect/ppg.h"
 #include "detect/report.h"
+#include "reader_helpers.h"
 #include "scalana/elf_section.h"
 #include "scalana/profile.h"
 #include "scalana/text_escape.h"
@@ -25,20 +26,8 @@ namespace scalana {
 namespace {
 
 using json = nlohmann::json;
+using namespace test;
 namespace fs = std::filesystem;
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/scalana-robust-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  std::string operator/(const std::string &name) const { return path + "/" + name; }
-};
 
 // A small valid document: 2 ranks, one communicator, rows of every kind.
 json Doc() {
@@ -58,44 +47,7 @@ json Doc() {
 }
 
 // The message ProfileFromJson gives for DOC, or "" when it accepts it.
-std::string ErrorOf(const json &doc) {
-  try {
-    ProfileFromJson(doc.dump(), "p.json");
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
-
-#define EXPECT_HAS(text, part)                                                                     \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
-
-std::string Gzip(const std::string &text, int window_bits = 16 + MAX_WBITS) {
-  z_stream zs{};
-  deflateInit2(&zs, 9, Z_DEFLATED, window_bits, 9, Z_DEFAULT_STRATEGY);
-  std::string out(deflateBound(&zs, uLong(text.size())), '\0');
-  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.data()));
-  zs.avail_in = uInt(text.size());
-  zs.next_out = reinterpret_cast<Bytef *>(out.data());
-  zs.avail_out = uInt(out.size());
-  deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  return out;
-}
-
-void WriteFile(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary) << bytes;
-}
-
-std::string ReadError(const std::string &dir) {
-  try {
-    ReadProfile(dir);
-  } catch (const Error &e) {
-    return e.what();
-  }
-  return "";
-}
+std::string ErrorOf(const json &doc) { return ErrorOfText(doc.dump()); }
 
 // --- item 4: numbers are checked against each other ----------------------
 
