@@ -77,4 +77,12 @@ std::string UndersampledThreadsWarning(const Profile &profile) {
   return line;
 }
 
+std::vector<std::string> SamplingWarnings(const Profile &profile) {
+  std::vector<std::string> out;
+  for (std::string w : {BlockedSamplingWarning(profile), UndersampledThreadsWarning(profile)})
+    if (!w.empty())
+      out.push_back(std::move(w));
+  return out;
+}
+
 } // namespace scalana

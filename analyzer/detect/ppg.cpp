@@ -360,10 +360,8 @@ Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
   if (run.unmatched_p2p)
     run.warnings.push_back(label + ": " + std::to_string(run.unmatched_p2p) +
                            " point-to-point rows have no matching row on the peer rank");
-  for (const std::string &w :
-       {BlockedSamplingWarning(profile), UndersampledThreadsWarning(profile)})
-    if (!w.empty())
-      run.warnings.push_back(label + ": " + w);
+  for (const std::string &w : SamplingWarnings(profile))
+    run.warnings.push_back(label + ": " + w);
   return run;
 }
 

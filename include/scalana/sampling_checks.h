@@ -6,6 +6,7 @@
 #include "scalana/profile.h"
 
 #include <string>
+#include <vector>
 
 namespace scalana {
 // Ranks whose threads had the sampling signal blocked for a noticeable share
@@ -19,4 +20,7 @@ std::string BlockedSamplingWarning(const Profile &profile);
 // one running when the tick comes: its time stays exact (each sample carries
 // the CPU time since the thread's previous one) but rests on few samples.
 std::string UndersampledThreadsWarning(const Profile &profile);
+
+// Every warning above that applies, in that order.
+std::vector<std::string> SamplingWarnings(const Profile &profile);
 } // namespace scalana

@@ -139,15 +139,6 @@ std::string Members(const Profile &p, uint32_t comm) {
   return s + "}";
 }
 
-// The sampling checks of the whole run (before a --rank filter).
-std::vector<std::string> SamplingWarnings(const Profile &p) {
-  std::vector<std::string> out;
-  for (std::string w : {BlockedSamplingWarning(p), UndersampledThreadsWarning(p)})
-    if (!w.empty())
-      out.push_back(std::move(w));
-  return out;
-}
-
 void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) {
   std::string note;
   std::vector<Resolved> res = ResolveContexts(p, &note);
