@@ -104,6 +104,7 @@ struct OmpThread {
   unsigned depth = 0;          // levels in use (deeper ones are not tracked)
   ForkContext *fork = nullptr; // the fork context of this thread's stack, null: its own
   uint64_t wait_start_ns = 0, work_start_ns = 0;
+  uint64_t tick_checked_ns = 0;     // when this thread's sampling rate was last judged
   OmpWaitSlot *work_slot = nullptr; // the worksharing construct the thread is in
 };
 
@@ -253,6 +254,12 @@ void OnSyncRegionWait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, o
   }
   w->count += 1;
   w->wall_ns += end > o.wait_start_ns ? end - o.wait_start_ns : 0;
+  // A worker the tick starves may have no sample to judge it at: judged here,
+  // at most every 10 ms (its CPU clock is a system call).
+  if (t->tick_rescue == 0 && t->has_timer && end - o.tick_checked_ns >= 10'000'000) {
+    o.tick_checked_ns = end;
+    RescueFromTick(t, ThreadCpuNs());
+  }
 }
 
 void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *,

@@ -1715,6 +1715,10 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
       r.errors["stack_truncated"] += t->truncated;
     if (t->in_profiler)
       r.errors["samples_in_profiler"] += t->in_profiler;
+    if (t->tick_rescue == 1) // the tick starved it (tick_rescue.cpp)
+      r.errors["threads_moved_to_perf"] += 1;
+    else if (t->tick_rescue == 2)
+      r.errors["threads_starved_perf_refused"] += 1;
     for (uint32_t i = 0; i < kSampleSlots; ++i) {
       const SampleSlot &slot = t->slots[i];
       if (!slot.hash)

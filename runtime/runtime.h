@@ -29,6 +29,7 @@ struct SamplerState {
   std::vector<int> papi_counter_events;
   std::string note;
   bool perf_exclude_kernel = false; // the kernel refused kernel-mode samples
+  bool tick_rescue = false;         // auto: threads the tick starves move to perf
   int signal = 0;                   // the sampling signal, 0 when none
 };
 
@@ -43,6 +44,21 @@ void StartThread(ThreadSamples *t);
 // false (with WHY, when given) if it could not start.
 bool StartTimer(ThreadSamples *t, std::string *why);
 bool StartPerf(ThreadSamples *t, std::string *why);
+// The perf source's event for the calling thread at PERIOD_NS of its CPU
+// time (signal_safe/perf_source.cpp; async-signal-safe). On failure, the
+// call that failed and its errno (0: the descriptor budget is spent).
+struct PerfFailure {
+  const char *call = "";
+  int err = 0;
+};
+bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure);
+bool TakeDescriptors(ThreadSamples *t, int n);
+void GiveDescriptors(ThreadSamples *t, int n);
+// A thread the scheduler tick starves of timer samples moves to the perf
+// source (signal_safe/tick_rescue.cpp; async-signal-safe). Called on the
+// thread itself, at its samples and at OpenMP region ends.
+void RescueFromTick(ThreadSamples *t, uint64_t now_cpu_ns);
+uint64_t ThreadsRescuedFromTick();
 bool StartCounters(ThreadSamples *t, std::string *why);
 void StopSources(ThreadSamples *t);
 // Descriptors the perf source and the counters may hold in all: a small

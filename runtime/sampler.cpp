@@ -146,7 +146,11 @@ void ChooseSource(ThreadSamples *t) {
       s.source = "none";
       s.hz = 0;
       AddNote(&note, "no sampling: " + why);
-    } else if (s.hz > 250) {
+    } else {
+      // auto also moves the threads the tick starves to perf (tick_rescue.cpp).
+      s.tick_rescue = mode == "auto";
+    }
+    if (s.kind == SampleSource::Timer && s.hz > 250) {
       AddNote(&note, "CPU-time timers fire at most once per kernel tick (often 250 Hz): each "
                      "sample stands for the CPU time measured since the one before; "
                      "--sampler perf gives the asked rate, at a higher cost per sample");

@@ -118,6 +118,8 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
   // with 1): re-armed here, so the handler's own time is not sampled.
   if (t->perf_fd >= 0)
     ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+  else if (t->has_timer && g_sampling_enabled.load(std::memory_order_relaxed))
+    RescueFromTick(t, t->last_cpu_ns); // after the re-arm: its event comes armed
   errno = saved_errno;
 }
 

@@ -101,6 +101,13 @@ struct ThreadSamples {
   int perf_fd;
   int fds_held;
   void *posix_timer;
+  // Whether posix_timer holds a timer: a timer_t may be 0 (glibc gives the
+  // kernel's timer id, and the process's first timer is 0).
+  volatile int has_timer;
+  // 0: on the timer, may be moved to perf if the tick starves it
+  // (tick_rescue.cpp); 1: moved; 2: perf refused, stays on the timer;
+  // 3: being judged.
+  volatile int tick_rescue;
   // OpenMP, set by the OMPT callbacks on this thread (ompt_tool.cpp): the
   // calling context of the fork of the region this thread works in as a
   // worker (its own stack starts at the region's body), prefixed to its

@@ -1,0 +1,108 @@
+// The perf source's per-thread event and the descriptor budget it draws on.
+// Async-signal-safe (system calls, atomics and stores only; no allocation):
+// besides thread start, the sampling handler itself opens an event here for
+// a thread the scheduler tick starves (tick_rescue.cpp).
+#include "../runtime.h"
+
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cerrno>
+#include <cstring>
+
+namespace scalana::rt {
+
+namespace {
+// Descriptors held by every thread's perf event and counters together.
+std::atomic<int> g_fds_held{0};
+} // namespace
+
+int DescriptorBudget() {
+  // A sixteenth of the soft limit: the program's own open() must never fail
+  // because of us (a thousand threads at `ulimit -n 1024` leave it 960).
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY)
+    return 64;
+  return int(lim.rlim_cur / 16 < (rlim_t(1) << 20) ? lim.rlim_cur / 16 : rlim_t(1) << 20);
+}
+
+bool TakeDescriptors(ThreadSamples *t, int n) {
+  int budget = DescriptorBudget();
+  int held = g_fds_held.load();
+  do {
+    if (held + n > budget)
+      return false;
+  } while (!g_fds_held.compare_exchange_weak(held, held + n));
+  t->fds_held += n;
+  return true;
+}
+
+void GiveDescriptors(ThreadSamples *t, int n) {
+  g_fds_held.fetch_sub(n);
+  t->fds_held -= n;
+}
+
+bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
+  *failure = PerfFailure{};
+  if (!TakeDescriptors(t, 1)) {
+    failure->call = "descriptor budget spent";
+    return false;
+  }
+  struct perf_event_attr a;
+  std::memset(&a, 0, sizeof a);
+  a.size = sizeof a;
+  a.type = PERF_TYPE_SOFTWARE;
+  a.config = PERF_COUNT_SW_TASK_CLOCK; // this thread's CPU time, in ns
+  a.sample_period = period_ns;
+  a.disabled = 1;
+  // Kernel-mode time (syscalls, sched_yield in MPI's waits) is CPU time too:
+  // excluding it drops the samples that land there.
+  a.exclude_kernel = Sampler().perf_exclude_kernel;
+  a.exclude_hv = 1;
+  int fd = int(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0 && !a.exclude_kernel && (errno == EACCES || errno == EPERM)) {
+    Sampler().perf_exclude_kernel = true; // perf_event_paranoid: user mode only
+    a.exclude_kernel = 1;
+    fd = int(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  }
+  if (fd < 0) {
+    *failure = PerfFailure{"perf_event_open", errno};
+    GiveDescriptors(t, 1);
+    return false;
+  }
+  // Moved to the top of the budget's range: programs that select() on the
+  // descriptors they open expect them low (below FD_SETSIZE), as without us.
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
+      lim.rlim_cur > rlim_t(DescriptorBudget())) {
+    int high = fcntl(fd, F_DUPFD_CLOEXEC, int(lim.rlim_cur) - DescriptorBudget());
+    if (high >= 0) {
+      close(fd);
+      fd = high;
+    }
+  }
+  struct f_owner_ex owner = {F_OWNER_TID, pid_t(syscall(SYS_gettid))};
+  if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, Sampler().signal) != 0 ||
+      fcntl(fd, F_SETOWN_EX, &owner) != 0) {
+    *failure = PerfFailure{"fcntl", errno};
+    close(fd);
+    GiveDescriptors(t, 1);
+    return false;
+  }
+  t->perf_fd = fd;
+  if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+    *failure = PerfFailure{"perf ioctl", errno};
+    t->perf_fd = -1;
+    close(fd);
+    GiveDescriptors(t, 1);
+    return false;
+  }
+  return true;
+}
+
+} // namespace scalana::rt
