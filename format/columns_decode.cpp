@@ -13,6 +13,17 @@
 namespace scalana::detail {
 namespace {
 
+// Where a value is ("rank 5: deps[3]"), spelled out only for a message:
+// building the text for every row would cost more than decoding it.
+struct Where {
+  const std::string *rank;
+  const char *table = nullptr;
+  uint64_t row = 0;
+  std::string Str() const {
+    return table ? *rank + ": " + table + "[" + std::to_string(row) + "]" : *rank;
+  }
+};
+
 struct Block {
   ByteReader in;
   const ProfileMeta &meta;
@@ -20,16 +31,16 @@ struct Block {
   std::vector<std::string> strings{""};
   int64_t ranks_limit = kMaxWorldSize;
 
-  double Seconds(ByteReader &c, const std::string &at, const char *what) {
+  double Seconds(ByteReader &c, const Where &at, const char *what) {
     uint64_t ns = c.Var();
     if (ns > kMaxNanos)
       Bad(at, what, std::to_string(ns) + " ns is more than 10^9 s");
     return double(ns) / 1e9;
   }
-  [[noreturn]] void Bad(const std::string &at, const char *what, const std::string &why) {
-    throw Error(in.Where() + ": " + at + " (" + what + "): " + why);
+  [[noreturn]] void Bad(const Where &at, const char *what, const std::string &why) {
+    throw Error(in.Where() + ": " + at.Str() + " (" + what + "): " + why);
   }
-  const std::string &String(ByteReader &c, const std::string &at, const char *what) {
+  const std::string &String(ByteReader &c, const Where &at, const char *what) {
     uint64_t k = c.Var();
     if (k >= strings.size())
       Bad(at, what,
@@ -37,7 +48,7 @@ struct Block {
               std::to_string(strings.size() - 1) + " strings)");
     return strings[size_t(k)];
   }
-  uint32_t Ctx(ByteReader &c, const std::string &at) {
+  uint32_t Ctx(ByteReader &c, const Where &at) {
     uint64_t k = c.Var();
     if (k >= p.contexts.size())
       Bad(at, "context",
@@ -45,7 +56,7 @@ struct Block {
               std::to_string(p.contexts.size()) + " contexts)");
     return uint32_t(k);
   }
-  void CheckRank(int64_t r, const std::string &at, const char *what) {
+  void CheckRank(int64_t r, const Where &at, const char *what) {
     if (r >= ranks_limit)
       Bad(at, what,
           std::to_string(r) +
@@ -197,23 +208,24 @@ void Block::Ranks(uint64_t nranks) {
   for (uint64_t i = 0; i < nranks; ++i) {
     RankData d;
     int64_t rank = prev_rank + 1 + int64_t(rc[kRank].Var(INT32_MAX, "a rank step"));
-    std::string at = "rank " + std::to_string(rank);
+    const std::string at = "rank " + std::to_string(rank);
+    const Where here{&at};
     if (rank > INT32_MAX)
-      Bad(at, "rank", "is larger than " + std::to_string(INT32_MAX));
-    CheckRank(rank, at, "rank");
+      Bad(here, "rank", "is larger than " + std::to_string(INT32_MAX));
+    CheckRank(rank, here, "rank");
     d.rank = int(rank);
     prev_rank = rank;
-    d.host = String(rc[kHost], at, "host");
+    d.host = String(rc[kHost], here, "host");
     int64_t pid = prev_pid + rc[kPid].Signed();
     if (pid < 0)
-      Bad(at, "pid", std::to_string(pid) + " is negative");
+      Bad(here, "pid", std::to_string(pid) + " is negative");
     d.pid = prev_pid = pid;
     d.threads = int(rc[kThreads].Var(INT32_MAX, "threads"));
-    d.wall_time = Seconds(rc[kWall], at, "wall_time");
+    d.wall_time = Seconds(rc[kWall], here, "wall_time");
     d.samples = rc[kSamples].Var();
     d.samples_dropped = rc[kDropped].Var();
-    d.cpu_time = Seconds(rc[kCpu], at, "cpu_time");
-    d.sampling_blocked = Seconds(rc[kBlocked], at, "sampling_blocked");
+    d.cpu_time = Seconds(rc[kCpu], here, "cpu_time");
+    d.sampling_blocked = Seconds(rc[kBlocked], here, "sampling_blocked");
     uint64_t end = rc[kEnd].Var(511, "the end flags");
     d.snapshot = end & 1;
     d.end_signal = int(end >> 1);
@@ -221,12 +233,12 @@ void Block::Ranks(uint64_t nranks) {
     for (int k = 0; k < 7; ++k)
       n[k] = rc[kNVert + k].Var();
     for (uint64_t k = 0; k < n[6]; ++k) {
-      const std::string &name = String(err[0], at, "errors");
+      const std::string &name = String(err[0], here, "errors");
       if (!d.errors.emplace(name, err[1].Var()).second)
-        Bad(at, "errors", "names \"" + name + "\" twice");
+        Bad(here, "errors", "names \"" + name + "\" twice");
     }
     for (uint64_t k = 0; k < n[0]; ++k) {
-      std::string row = at + ": vertices[" + std::to_string(k) + "]";
+      const Where row{&at, "vertices", k};
       VertexRow v;
       v.ctx = Ctx(vert[0], row);
       v.samples = vert[1].Var();
@@ -254,7 +266,7 @@ void Block::Ranks(uint64_t nranks) {
       d.vertices.push_back(std::move(v));
     }
     for (uint64_t k = 0; k < n[1]; ++k) {
-      std::string row = at + ": mpi[" + std::to_string(k) + "]";
+      const Where row{&at, "mpi", k};
       MpiRow m;
       m.ctx = Ctx(mpi[0], row);
       m.calls = mpi[1].Var();
@@ -264,7 +276,7 @@ void Block::Ranks(uint64_t nranks) {
       d.mpi.push_back(std::move(m));
     }
     for (uint64_t k = 0; k < n[2]; ++k) {
-      std::string row = at + ": deps[" + std::to_string(k) + "]";
+      const Where row{&at, "deps", k};
       DepRow x;
       x.ctx = Ctx(deps[0], row);
       uint64_t kind = deps[1].Var();
@@ -313,7 +325,7 @@ void Block::Ranks(uint64_t nranks) {
     }
     std::set<uint32_t> known;
     for (uint64_t k = 0; k < n[3]; ++k) {
-      std::string row = at + ": thread_info[" + std::to_string(k) + "]";
+      const Where row{&at, "thread_info", k};
       ThreadInfo t;
       t.index = uint32_t(info[0].Var(INT32_MAX, "thread"));
       int64_t omp_thread = info[1].Signed();
@@ -326,7 +338,7 @@ void Block::Ranks(uint64_t nranks) {
         Bad(row, "thread", "names thread " + std::to_string(t.index) + " twice");
       d.thread_info.push_back(t);
     }
-    auto thread = [&](ByteReader &c, const std::string &row) {
+    auto thread = [&](ByteReader &c, const Where &row) {
       uint64_t t = c.Var();
       if (t > INT32_MAX || !known.count(uint32_t(t)))
         Bad(row, "thread",
@@ -334,7 +346,7 @@ void Block::Ranks(uint64_t nranks) {
       return uint32_t(t);
     };
     for (uint64_t k = 0; k < n[4]; ++k) {
-      std::string row = at + ": thread_vertices[" + std::to_string(k) + "]";
+      const Where row{&at, "thread_vertices", k};
       ThreadRow t;
       t.ctx = Ctx(tv[0], row);
       t.thread = thread(tv[1], row);
@@ -343,7 +355,7 @@ void Block::Ranks(uint64_t nranks) {
       d.thread_vertices.push_back(t);
     }
     for (uint64_t k = 0; k < n[5]; ++k) {
-      std::string row = at + ": omp[" + std::to_string(k) + "]";
+      const Where row{&at, "omp", k};
       OmpRow o;
       o.ctx = Ctx(omp[0], row);
       o.thread = thread(omp[1], row);
