@@ -247,3 +247,23 @@ TEST(FormatV3Damage, JsonBlockKeepsFormat2Checks) {
 
 } // namespace
 } // namespace scalana::test
+
+namespace scalana::test {
+namespace {
+
+TEST(FormatV3Damage, ColumnsStringsAreUtf8) {
+  Profile g = detail::GroupOf(RichProfile(8), 0, 2);
+  g.ranks[0].host = "n\xe9t"; // Latin-1, not UTF-8: format 2 could not hold it either
+  EXPECT_HAS(ErrorOf([&] {
+               DecodeGroupBlock(EncodeGroupBlock(g, container::Codec::Columns),
+                                container::Codec::Columns, "blk", &g.meta);
+             }),
+             "blk: strings: a string: not UTF-8 text");
+  g.ranks[0].host = "n\xc3\xa9t \xf0\x9f\x98\x80"; // UTF-8 is read back as is
+  Profile back = DecodeGroupBlock(EncodeGroupBlock(g, container::Codec::Columns),
+                                  container::Codec::Columns, "blk", &g.meta);
+  EXPECT_EQ(back.ranks[0].host, g.ranks[0].host);
+}
+
+} // namespace
+} // namespace scalana::test
