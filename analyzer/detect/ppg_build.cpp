@@ -48,15 +48,39 @@ uint64_t CommHash(const std::vector<int> &m) {
   return h;
 }
 
-// Seqs of one edge during the build: offset into the flat store, count.
+// The message numbers of one edge during the build, in 8 bytes: one range
+// that fits 32 bits inline (the usual row: messages 1 to n), else FIRST =
+// kOverflow and LAST an index into the overflow store; {0, 0}: none.
 struct SeqRef {
-  uint32_t offset = 0, count = 0;
+  uint32_t first = 0, last = 0;
 };
+constexpr uint32_t kOverflow = UINT32_MAX;
 
 // The ranks' fields other than rows that the run's warnings read.
 bool Notable(const RankData &r) {
   return r.snapshot || r.end_signal || !r.unwritten.empty() || !r.errors.empty() ||
          r.sampling_blocked > 0 || !r.thread_info.empty();
+}
+
+bool EdgeBefore(const DepEdge &x, const DepEdge &y) {
+  return x.rank != y.rank ? x.rank < y.rank : x.peer_rank < y.peer_rank;
+}
+
+// Sorts EDGES[start..] (and REFS with them) by (rank, peer), keeping the
+// rows' order among equals.
+void SortEdges(std::vector<DepEdge> &edges, std::vector<SeqRef> &refs, size_t start) {
+  if (std::is_sorted(edges.begin() + start, edges.end(), EdgeBefore))
+    return;
+  std::vector<uint32_t> order(edges.size() - start);
+  std::iota(order.begin(), order.end(), uint32_t(start));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return EdgeBefore(edges[a], edges[b]); });
+  std::vector<DepEdge> e(order.size());
+  std::vector<SeqRef> r(order.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    e[k] = edges[order[k]], r[k] = refs[order[k]];
+  std::copy(e.begin(), e.end(), edges.begin() + start);
+  std::copy(r.begin(), r.end(), refs.begin() + start);
 }
 
 } // namespace
@@ -76,7 +100,8 @@ struct RunBuilder::State {
   double rate_seconds = 0;
   size_t ncounters = 0;
   std::vector<std::vector<SeqRef>> seq_refs; // per series, parallel to its edges
-  std::vector<SeqRange> seqs;
+  std::vector<std::vector<SeqRange>> seq_overflow;
+  std::vector<std::pair<size_t, size_t>> touched; // (series, first new edge) of one rank
   Profile summary; // meta, unwritten markers, notable ranks without rows
   size_t parts = 0, ranks_added = 0;
 
@@ -297,14 +322,28 @@ void RunBuilder::State::AddPart(const Profile &part) {
       if (row.kind == DepKind::Rma)
         e.peer_vertex = res.vertex; // SPMD: the target runs the same synchronisation vertex
       VertexSeries &s = SeriesOf(res.vertex);
+      const size_t si = size_t(run.slot_of_vertex[res.vertex]);
+      if (std::find_if(touched.begin(), touched.end(),
+                       [&](const auto &t) { return t.first == si; }) == touched.end())
+        touched.push_back({si, s.edges.size()});
       s.edges.push_back(e);
-      SeqRef ref{uint32_t(seqs.size()), uint32_t(row.seqs.size())};
-      if (row.kind == DepKind::Send || row.kind == DepKind::Recv)
-        seqs.insert(seqs.end(), row.seqs.begin(), row.seqs.end());
-      else
-        ref.count = 0;
-      seq_refs[run.slot_of_vertex[res.vertex]].push_back(ref);
+      SeqRef ref;
+      if ((row.kind == DepKind::Send || row.kind == DepKind::Recv) && !row.seqs.empty()) {
+        if (row.seqs.size() == 1 && row.seqs[0].first > 0 && row.seqs[0].last < kOverflow &&
+            row.seqs[0].first <= row.seqs[0].last) {
+          ref = {uint32_t(row.seqs[0].first), uint32_t(row.seqs[0].last)};
+        } else {
+          ref = {kOverflow, uint32_t(seq_overflow.size())};
+          seq_overflow.push_back(row.seqs);
+        }
+      }
+      seq_refs[si].push_back(ref);
     }
+    // The rank's new edges in each vertex sorted by peer: edges then stay
+    // sorted by (rank, peer) when parts come in rank order.
+    for (const auto &[si, start] : touched)
+      SortEdges(run.series[si].edges, seq_refs[si], start);
+    touched.clear();
     if (progress && ++ranks_added % 8192 == 0)
       progress(label + ": loaded " + std::to_string(ranks_added) + " ranks");
   }
@@ -419,33 +458,44 @@ Run RunBuilder::State::Finish() {
   std::vector<size_t> p2p; // series with send/recv edges, by (preference, vertex)
   for (size_t i = 0; i < run.series.size(); ++i) {
     VertexSeries &s = run.series[i];
-    std::vector<SeqRef> &refs = seq_refs[i];
     if (s.edges.empty())
       continue;
-    std::vector<uint32_t> order(s.edges.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::stable_sort(order.begin(), order.end(), [&](uint32_t a, uint32_t b) {
-      const DepEdge &x = s.edges[a], &y = s.edges[b];
-      return x.rank != y.rank ? x.rank < y.rank : x.peer_rank < y.peer_rank;
-    });
-    std::vector<DepEdge> edges(s.edges.size());
-    std::vector<SeqRef> sorted_refs(refs.size());
-    bool has_p2p = false;
-    for (size_t k = 0; k < order.size(); ++k) {
-      edges[k] = s.edges[order[k]];
-      sorted_refs[k] = refs[order[k]];
-      has_p2p |= edges[k].kind == DepKind::Send || edges[k].kind == DepKind::Recv;
-    }
-    s.edges.swap(edges);
-    refs.swap(sorted_refs);
-    if (has_p2p)
-      p2p.push_back(i);
+    SortEdges(s.edges, seq_refs[i], 0); // only parts out of rank order move anything
+    for (const DepEdge &e : s.edges)
+      if (e.kind == DepKind::Send || e.kind == DepKind::Recv) {
+        p2p.push_back(i);
+        break;
+      }
   }
   std::sort(p2p.begin(), p2p.end(), [&](size_t a, size_t b) {
     VertexId va = run.series[a].vertex, vb = run.series[b].vertex;
     int pa = InitiatorRank(psg, va), pb = InitiatorRank(psg, vb);
     return pa != pb ? pa < pb : va < vb;
   });
+  // Where each rank's edges start in each such vertex: the peer's rows
+  // towards a rank are then found in a few dozen edges, not by a binary
+  // search over all of them (cache misses at 10^8 edges).
+  std::vector<std::vector<uint32_t>> first_edge(p2p.size());
+  for (size_t k = 0; k < p2p.size(); ++k) {
+    const std::vector<DepEdge> &edges = run.series[p2p[k]].edges;
+    std::vector<uint32_t> &f = first_edge[k];
+    f.assign(size_t(run.world_size) + 1, 0);
+    for (const DepEdge &e : edges)
+      ++f[size_t(e.rank) + 1];
+    for (size_t r = 1; r < f.size(); ++r)
+      f[r] += f[r - 1];
+  }
+  auto ranges_of = [&](const SeqRef &ref, const SeqRange **p, SeqRange *one) -> uint32_t {
+    if (ref.first == kOverflow) {
+      *p = seq_overflow[ref.last].data();
+      return uint32_t(seq_overflow[ref.last].size());
+    }
+    if (ref.first == 0)
+      return 0;
+    *one = {ref.first, ref.last};
+    *p = one;
+    return 1;
+  };
   for (size_t i : p2p) {
     VertexSeries &s = run.series[i];
     for (size_t k = 0; k < s.edges.size(); ++k) {
@@ -453,30 +503,33 @@ Run RunBuilder::State::Finish() {
       if (e.kind != DepKind::Send && e.kind != DepKind::Recv)
         continue;
       const DepKind want = e.kind == DepKind::Send ? DepKind::Recv : DepKind::Send;
-      const SeqRef mine = seq_refs[i][k];
+      SeqRange mine_one, theirs_one;
+      const SeqRange *mine = nullptr, *theirs = nullptr;
+      const uint32_t nmine = ranges_of(seq_refs[i][k], &mine, &mine_one);
       VertexId first = kNoVertex, best = kNoVertex;
       uint64_t best_shared = 0;
-      for (size_t j : p2p) {
-        const VertexSeries &o = run.series[j];
-        auto lo = std::lower_bound(
-            o.edges.begin(), o.edges.end(), e, [](const DepEdge &a, const DepEdge &b) {
-              return a.rank != b.peer_rank ? a.rank < b.peer_rank : a.peer_rank < b.rank;
-            });
-        for (auto it = lo;
-             it != o.edges.end() && it->rank == e.peer_rank && it->peer_rank == e.rank; ++it) {
+      const bool peer_in = e.peer_rank >= 0 && e.peer_rank < run.world_size;
+      for (size_t j = 0; j < p2p.size() && peer_in; ++j) {
+        const VertexSeries &o = run.series[p2p[j]];
+        auto b = o.edges.begin() + first_edge[j][size_t(e.peer_rank)];
+        auto end = o.edges.begin() + first_edge[j][size_t(e.peer_rank) + 1];
+        DepEdge key;
+        key.rank = e.peer_rank, key.peer_rank = e.rank;
+        for (auto it = std::lower_bound(b, end, key, EdgeBefore);
+             it != end && it->peer_rank == e.rank; ++it) {
           if (it->kind != want || it->tag != e.tag || it->comm != e.comm)
             continue;
           if (first == kNoVertex)
             first = o.vertex;
-          if (!mine.count)
+          if (!nmine)
             break;
-          const SeqRef theirs = seq_refs[j][size_t(it - o.edges.begin())];
-          uint64_t shared = SharedMessages(seqs.data() + mine.offset, mine.count,
-                                           seqs.data() + theirs.offset, theirs.count);
+          const uint32_t ntheirs =
+              ranges_of(seq_refs[p2p[j]][size_t(it - o.edges.begin())], &theirs, &theirs_one);
+          uint64_t shared = SharedMessages(mine, nmine, theirs, ntheirs);
           if (shared > best_shared)
             best_shared = shared, best = o.vertex;
         }
-        if (first != kNoVertex && !mine.count)
+        if (first != kNoVertex && !nmine)
           break;
       }
       e.peer_vertex = best != kNoVertex ? best : first;
@@ -485,7 +538,7 @@ Run RunBuilder::State::Finish() {
     }
   }
   decltype(seq_refs)().swap(seq_refs);
-  std::vector<SeqRange>().swap(seqs);
+  decltype(seq_overflow)().swap(seq_overflow);
 
   if (!run.missing_ranks.empty()) {
     std::string list;
