@@ -62,7 +62,7 @@ bool Notable(const RankData &r) {
          r.sampling_blocked > 0 || !r.thread_info.empty();
 }
 
-bool EdgeBefore(const DepEdge &x, const DepEdge &y) {
+inline bool EdgeBefore(const DepEdge &x, const DepEdge &y) {
   return x.rank != y.rank ? x.rank < y.rank : x.peer_rank < y.peer_rank;
 }
 
@@ -344,9 +344,20 @@ void RunBuilder::State::AddPart(const Profile &part) {
     for (const auto &[si, start] : touched)
       SortEdges(run.series[si].edges, seq_refs[si], start);
     touched.clear();
-    if (progress && ++ranks_added % 8192 == 0)
+    ++ranks_added;
+    if (progress && ranks_added % 8192 == 0)
       progress(label + ": loaded " + std::to_string(ranks_added) + " ranks");
   }
+  // After the first part, room for every rank's edges at its rate: growing
+  // by doubling would copy 10^8 edges and hold both copies at once.
+  if (parts == 1 && declared > 0 && ranks_added > 0 && size_t(declared) > ranks_added)
+    for (size_t i = 0; i < run.series.size(); ++i) {
+      VertexSeries &s = run.series[i];
+      size_t want = s.edges.size() * (size_t(declared) + ranks_added - 1) / ranks_added;
+      want += want / 64;
+      s.edges.reserve(want);
+      seq_refs[i].reserve(want);
+    }
 }
 
 namespace {
