@@ -62,9 +62,13 @@ bool Notable(const RankData &r) {
          r.sampling_blocked > 0 || !r.thread_info.empty();
 }
 
-inline bool EdgeBefore(const DepEdge &x, const DepEdge &y) {
-  return x.rank != y.rank ? x.rank < y.rank : x.peer_rank < y.peer_rank;
-}
+// A type, not a function: the sorts and searches over 10^8 edges inline it.
+struct EdgeOrder {
+  bool operator()(const DepEdge &x, const DepEdge &y) const {
+    return x.rank != y.rank ? x.rank < y.rank : x.peer_rank < y.peer_rank;
+  }
+};
+constexpr EdgeOrder EdgeBefore{};
 
 // Sorts EDGES[start..] (and REFS with them) by (rank, peer), keeping the
 // rows' order among equals.
