@@ -117,9 +117,16 @@ struct Block {
       std::vector<int> members;
       int64_t prev = 0;
       for (uint64_t k = 0; k < runs; ++k) {
-        int64_t first = prev + c.Signed();
+        // Hostile values must not overflow: every step is checked.
+        int64_t delta = c.Signed(), first = 0;
         uint64_t count = c.Var();
         int64_t stride = c.Signed();
+        auto outside = [&](const std::string &what) {
+          c.Fail(at + ": " + what + " is not a rank of the run (0 to " +
+                 std::to_string(ranks_limit - 1) + ")");
+        };
+        if (__builtin_add_overflow(prev, delta, &first) || first < 0 || first >= ranks_limit)
+          outside("a run's first member");
         if (count == 0 || count > uint64_t(ranks_limit) - members.size())
           c.Fail(at + ": a run of " + std::to_string(count) + " members (at least 1, at most " +
                  "the " + std::to_string(ranks_limit) + " ranks of the run in all)");
@@ -127,11 +134,10 @@ struct Block {
         if (total > kMaxBlockCommMembers)
           c.Fail("the communicators have more than " + std::to_string(kMaxBlockCommMembers) +
                  " members in all");
-        int64_t last = first + stride * int64_t(count - 1);
-        for (int64_t end : {first, last})
-          if (end < 0 || end >= ranks_limit)
-            c.Fail(at + ": member " + std::to_string(end) + " is not a rank of the run (0 to " +
-                   std::to_string(ranks_limit - 1) + ")");
+        int64_t span = 0, last = 0;
+        if (__builtin_mul_overflow(stride, int64_t(count - 1), &span) ||
+            __builtin_add_overflow(first, span, &last) || last < 0 || last >= ranks_limit)
+          outside("a run's last member");
         for (uint64_t m = 0; m < count; ++m)
           members.push_back(int(first + stride * int64_t(m)));
         prev = last;
@@ -216,9 +222,9 @@ void Block::Ranks(uint64_t nranks) {
     d.rank = int(rank);
     prev_rank = rank;
     d.host = String(rc[kHost], here, "host");
-    int64_t pid = prev_pid + rc[kPid].Signed();
-    if (pid < 0)
-      Bad(here, "pid", std::to_string(pid) + " is negative");
+    int64_t pid = 0;
+    if (__builtin_add_overflow(prev_pid, rc[kPid].Signed(), &pid) || pid < 0)
+      Bad(here, "pid", "is negative or past 64 bits");
     d.pid = prev_pid = pid;
     d.threads = int(rc[kThreads].Var(INT32_MAX, "threads"));
     d.wall_time = Seconds(rc[kWall], here, "wall_time");
@@ -284,11 +290,14 @@ void Block::Ranks(uint64_t nranks) {
         Bad(row, "kind", "unknown dependence kind " + std::to_string(kind));
       x.kind = DepKind(kind);
       uint64_t code = deps[2].Var();
-      int64_t peer = code == 0   ? -1
-                     : code == 1 ? -int64_t(deps[2].Var(uint64_t(INT32_MAX) - 1, "peer")) - 2
-                                 : rank + Unzig(code - 2);
-      if (peer > INT32_MAX || peer < INT32_MIN)
-        Bad(row, "peer", std::to_string(peer) + " is not a 32-bit rank");
+      int64_t peer = -1;
+      bool wraps = false;
+      if (code == 1)
+        peer = -int64_t(deps[2].Var(uint64_t(INT32_MAX) - 1, "peer")) - 2;
+      else if (code >= 2)
+        wraps = __builtin_add_overflow(rank, Unzig(code - 2), &peer);
+      if (wraps || peer > INT32_MAX || peer < INT32_MIN)
+        Bad(row, "peer", "is not a 32-bit rank");
       CheckRank(peer, row, "peer");
       x.peer = int32_t(peer);
       int64_t tag = deps[3].Signed();

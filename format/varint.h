@@ -21,6 +21,32 @@ inline int64_t Unzig(uint64_t v) { return int64_t(v >> 1) ^ -int64_t(v & 1); }
 inline uint64_t Nanos(double seconds) { return uint64_t(std::llround(seconds * 1e9)); }
 inline constexpr uint64_t kMaxNanos = uint64_t(1e18);
 
+// Whether S is UTF-8 (RFC 3629: no overlong forms, surrogates or code
+// points past U+10FFFF), as every string of a JSON profile is: a columnar
+// block may not hold what format 2 cannot.
+inline bool IsUtf8(const std::string &s) {
+  const auto *p = reinterpret_cast<const unsigned char *>(s.data()), *end = p + s.size();
+  while (p < end) {
+    unsigned c = *p++;
+    if (c < 0x80)
+      continue;
+    int more = c >= 0xf0 ? 3 : c >= 0xe0 ? 2 : c >= 0xc2 ? 1 : -1;
+    if (more < 0 || c > 0xf4 || end - p < more)
+      return false;
+    uint32_t cp = c & (0x3f >> more);
+    for (int k = 0; k < more; ++k) {
+      if ((p[k] & 0xc0) != 0x80)
+        return false;
+      cp = cp << 6 | (p[k] & 0x3f);
+    }
+    if ((more == 2 && cp < 0x800) || (more == 3 && cp < 0x10000) || cp > 0x10ffff ||
+        (cp >= 0xd800 && cp <= 0xdfff))
+      return false;
+    p += more;
+  }
+  return true;
+}
+
 struct ByteWriter {
   std::string out;
   void Var(uint64_t v) {
@@ -97,6 +123,8 @@ public:
            std::to_string(Left()) + " left (truncated)");
     std::string s(reinterpret_cast<const char *>(p_), size_t(n));
     p_ += n;
+    if (!IsUtf8(s))
+      Fail(std::string(what) + ": not UTF-8 text");
     return s;
   }
   // The next column, named NAME in messages.

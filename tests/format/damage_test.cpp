@@ -209,7 +209,7 @@ TEST(FormatV3Damage, ColumnsBlockContentChecked) {
   EXPECT_HAS(with([](Profile &g) { g.ranks[1].samples = 1000000; }),
              "blk: rank 1.samples 1e+06 samples is more than the sampling rate allows");
   EXPECT_HAS(with([](Profile &g) { g.comms[0][0] = 9; }),
-             "comms[0]: member 9 is not a rank of the run (0 to 7)");
+             "comms[0]: a run's first member is not a rank of the run (0 to 7)");
   EXPECT_HAS(with([](Profile &g) { g.contexts[0].push_back(WithFrameModule(1, 9)); }),
              "contexts[0][2] names module 9 but the block lists 2");
 }
@@ -243,6 +243,26 @@ TEST(FormatV3Damage, JsonBlockKeepsFormat2Checks) {
                DecodeGroupBlock(EncodeGroupBlock(g, Codec::JsonGzip), Codec::JsonGzip, "blk");
              }),
              "blk: ranks[1].deps[1][2] (peer) 12 is not below meta.world_size 8");
+}
+
+} // namespace
+} // namespace scalana::test
+
+namespace scalana::test {
+namespace {
+
+TEST(FormatV3Damage, ColumnsStringsAreUtf8) {
+  Profile g = detail::GroupOf(RichProfile(8), 0, 2);
+  g.ranks[0].host = "n\xe9t"; // Latin-1, not UTF-8: format 2 could not hold it either
+  EXPECT_HAS(ErrorOf([&] {
+               DecodeGroupBlock(EncodeGroupBlock(g, container::Codec::Columns),
+                                container::Codec::Columns, "blk", &g.meta);
+             }),
+             "blk: strings: a string: not UTF-8 text");
+  g.ranks[0].host = "n\xc3\xa9t \xf0\x9f\x98\x80"; // UTF-8 is read back as is
+  Profile back = DecodeGroupBlock(EncodeGroupBlock(g, container::Codec::Columns),
+                                  container::Codec::Columns, "blk", &g.meta);
+  EXPECT_EQ(back.ranks[0].host, g.ranks[0].host);
 }
 
 } // namespace

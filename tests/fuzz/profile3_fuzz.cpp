@@ -1,9 +1,13 @@
 // libFuzzer target: the format-3 readers on arbitrary bytes. Input with the
 // SCALANA3 magic is a whole file (header, meta, index, blocks) for
 // ReadProfileGroupsFromBytes; anything else is one group block, its first
-// byte choosing the codec (odd: columns, even: gzip JSON). A rejected input
+// byte choosing the codec (odd: columns, even: gzip JSON), or with a first
+// byte of 3 the inflated content of a columnar block, deflated here: the
+// mutations then reach the column decoder instead of failing in inflate. A
+// rejected input
 // must be a scalana::Error; every accepted part must encode to a columnar
 // block that decodes to the same part, its times rounded to nanoseconds.
+#include "compress.h"
 #include "scalana/profile_v3.h"
 
 #include <cstdint>
@@ -35,6 +39,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   try {
     if (size >= 8 && std::memcmp(data, scalana::container::kMagic, 8) == 0) {
       scalana::ReadProfileGroupsFromBytes(bytes, "input", Survives);
+    } else if (size >= 1 && data[0] == 3) {
+      Survives(scalana::DecodeGroupBlock(scalana::detail::Deflate(bytes.substr(1), 1),
+                                         scalana::container::Codec::Columns, "input"));
     } else if (size >= 1) {
       auto codec =
           data[0] & 1 ? scalana::container::Codec::Columns : scalana::container::Codec::JsonGzip;
