@@ -1,5 +1,7 @@
 #include "detect/load.h"
 
+#include "detect/ppg_build.h"
+#include "detect/profile_parts.h"
 #include "frames.h"
 
 #include "scalana/elf_section.h"
@@ -11,6 +13,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <map>
+#include <memory>
 
 namespace scalana {
 
@@ -104,11 +107,15 @@ void CheckSharedObjects(const std::vector<RecordedModule> &recorded, const Psg &
 }
 } // namespace
 
+// Each run is read one part (group of ranks) at a time and every part is
+// folded into its run's PPG as it comes, so no whole-run profile is held. The
+// PSG is loaded when the first part arrives, with the shared objects that
+// part recorded; frames of one that only later parts loaded are left out
+// (counted in the frames warning).
 LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
                     const ProgressFn &progress) {
   if (run_dirs.empty())
     throw Error("scalana detect: no run directories given; usage: scalana detect RUN_DIR...");
-  std::vector<Profile> profiles;
   for (const std::string &dir : run_dirs) {
     struct stat st;
     bool found = stat(dir.c_str(), &st) == 0;
@@ -116,64 +123,112 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
       throw Error(dir + ": not a readable directory (" +
                   (found ? FileKind(st.st_mode) : OpenErrorText(errno)) +
                   "); give the run directories written by 'scalana prof -o DIR'");
+  }
+  LoadedRuns out;
+  std::unique_ptr<FrameResolver> frames;
+  std::string binary_build_id;
+  std::vector<RecordedModule> recorded;
+  std::map<std::string, size_t> recorded_at;
+  Profile first_meta; // the first run's meta: what the others must match
+  std::vector<std::string> first_label{run_dirs[0]};
+
+  auto load_psg = [&](const Profile &part, const std::string &dir) {
+    out.binary = opts.binary.empty() ? part.meta.binary : opts.binary;
+    if (out.binary.empty())
+      throw Error(dir + ": profile does not name its binary; pass it with --binary PATH");
+    struct stat st;
+    if (stat(out.binary.c_str(), &st) != 0 && errno == ENOENT)
+      throw Error(out.binary + (opts.binary.empty()
+                                    ? ": the profiled binary no longer exists (recorded in " + dir +
+                                          "); if it moved, pass --binary PATH"
+                                    : ": no such file (given with --binary)"));
+    std::string elf_error;
+    auto elf = ReadElf(out.binary, kPsgSection, &elf_error);
+    if (!elf)
+      throw Error(elf_error);
+    binary_build_id = elf->build_id;
+    std::vector<std::string> libraries;
+    for (const RecordedModule &m : recorded)
+      libraries.push_back(m.info.path);
+    if (progress)
+      progress("loading the PSG of " + out.binary +
+               (libraries.empty() ? ""
+                                  : " and " + std::to_string(libraries.size()) +
+                                        " shared object(s) built with the wrappers"));
+    PsgOptions po;
+    po.max_loop_depth = opts.max_loop_depth;
+    out.psg = Psg::LoadFromObjects(out.binary, libraries, po);
+    CheckSharedObjects(recorded, out.psg);
+    for (const std::string &w : out.psg.warnings())
+      out.warnings.push_back(out.binary + ": " + w);
+    frames = std::make_unique<FrameResolver>(out.psg, out.binary);
+  };
+
+  for (size_t i = 0; i < run_dirs.size(); ++i) {
+    const std::string &dir = run_dirs[i];
     if (progress)
       progress("reading " + dir);
-    profiles.push_back(ReadProfile(dir)); // throws Error naming the file
-  }
-  CheckSamePsg(profiles, run_dirs);
-
-  LoadedRuns out;
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    // A longjmp out of an MPI error handler left calls the wrappers closed
-    // late (docs/runtime.md, "MPI wrappers").
+    std::unique_ptr<RunBuilder> builder;
     uint64_t abandoned = 0;
-    for (const RankData &r : profiles[i].ranks)
-      if (auto it = r.errors.find("mpi_call_abandoned"); it != r.errors.end())
-        abandoned += it->second;
+    bool complete = true;
+    ForEachProfilePart(dir, [&](Profile &&part) { // throws Error naming the file
+      if (!frames) {
+        first_meta.meta = part.meta;
+        first_meta.meta.modules.clear();
+      } else {
+        CheckSamePsg({first_meta, part}, {run_dirs[0], dir});
+      }
+      // Shared objects: one build of each across the runs.
+      Profile modules;
+      modules.meta.modules = part.meta.modules;
+      for (RecordedModule &m : SharedObjectsOf({modules}, {dir})) {
+        auto [it, fresh] = recorded_at.try_emplace(m.info.path, recorded.size());
+        if (fresh && !frames) {
+          recorded.push_back(m);
+          continue;
+        }
+        if (fresh)
+          continue; // loaded by no part before the PSG: its frames are left out
+        const RecordedModule &was = recorded[it->second];
+        if (was.info.build_id != m.info.build_id || was.info.psg_id != m.info.psg_id)
+          throw Error(dir + ": shared object " + m.info.path + " was build " + m.info.build_id +
+                      " (PSG " + m.info.psg_id + ") but in " + was.run + " build " +
+                      was.info.build_id + " (PSG " + was.info.psg_id +
+                      "): it was rebuilt between the runs. Profile every run with the same "
+                      "build");
+      }
+      if (!frames)
+        load_psg(part, dir);
+      CheckProfileMatchesBinary(part, dir, out.binary, binary_build_id, out.psg.psg_id());
+      // A longjmp out of an MPI error handler left calls the wrappers closed
+      // late (docs/runtime.md, "MPI wrappers").
+      for (const RankData &r : part.ranks)
+        if (auto it = r.errors.find("mpi_call_abandoned"); it != r.errors.end())
+          abandoned += it->second;
+      complete = complete && part.meta.complete;
+      frames->ResolveProfile(part);
+      if (!builder) {
+        if (progress)
+          progress("building the PPG of " + dir);
+        builder = std::make_unique<RunBuilder>(out.psg, dir, progress);
+      }
+      builder->Add(part);
+    });
+    if (!builder)
+      throw Error(dir + ": the profile holds no part");
     if (abandoned)
-      out.warnings.push_back(run_dirs[i] + ": " + std::to_string(abandoned) +
+      out.warnings.push_back(dir + ": " + std::to_string(abandoned) +
                              " MPI call(s) were left by a longjmp (mpi_call_abandoned: an error "
                              "handler that jumps out of the call); each counts as one call of "
                              "unknown duration, and what followed as the program's own");
+    out.runs.push_back(builder->Finish());
+    if (!complete)
+      out.warnings.push_back(dir + ": run ended before MPI_Finalize (per-rank fallback files)");
   }
-  out.binary = opts.binary.empty() ? profiles[0].meta.binary : opts.binary;
-  if (out.binary.empty())
-    throw Error(run_dirs[0] + ": profile does not name its binary; pass it with --binary PATH");
-  struct stat st;
-  if (stat(out.binary.c_str(), &st) != 0 && errno == ENOENT)
-    throw Error(out.binary + (opts.binary.empty()
-                                  ? ": the profiled binary no longer exists (recorded in " +
-                                        run_dirs[0] + "); if it moved, pass --binary PATH"
-                                  : ": no such file (given with --binary)"));
-  std::string elf_error;
-  auto elf = ReadElf(out.binary, kPsgSection, &elf_error);
-  if (!elf)
-    throw Error(elf_error);
-  std::vector<RecordedModule> recorded = SharedObjectsOf(profiles, run_dirs);
-  std::vector<std::string> libraries;
-  for (const RecordedModule &m : recorded)
-    libraries.push_back(m.info.path);
-  if (progress)
-    progress("loading the PSG of " + out.binary +
-             (libraries.empty() ? ""
-                                : " and " + std::to_string(libraries.size()) +
-                                      " shared object(s) built with the wrappers"));
-  PsgOptions po;
-  po.max_loop_depth = opts.max_loop_depth;
-  out.psg = Psg::LoadFromObjects(out.binary, libraries, po);
-  CheckSharedObjects(recorded, out.psg);
-  for (const std::string &w : out.psg.warnings())
-    out.warnings.push_back(out.binary + ": " + w);
-  for (size_t i = 0; i < profiles.size(); ++i)
-    CheckProfileMatchesBinary(profiles[i], run_dirs[i], out.binary, elf->build_id,
-                              out.psg.psg_id());
-  FrameResolver frames(out.psg, out.binary);
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    if (progress)
-      progress("mapping the frames of " + run_dirs[i] + " to the PSG");
-    frames.ResolveProfile(profiles[i]);
-  }
-  const FrameStats &fs = frames.stats();
+  const FrameStats &fs = frames->stats();
+  for (size_t i = 0; i < out.runs.size(); ++i)
+    if (out.runs[i].unresolved_contexts && !fs.unrecorded_functions.empty())
+      out.runs[i].warnings.push_back(run_dirs[i] + ": " + UnrecordedSummary(fs));
   if (std::string w = DebugReaderWarning(fs, out.binary); !w.empty())
     out.warnings.push_back(w);
   if (fs.mpi_sites_merged)
@@ -193,17 +248,6 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     out.warnings.push_back(out.binary +
                            ": no line tables, so samples cannot be placed on loops and call "
                            "sites; rebuild with scalana-cc/-cxx/-fc (they add -gline-tables-only)");
-  for (size_t i = 0; i < profiles.size(); ++i) {
-    if (progress)
-      progress("building the PPG of " + run_dirs[i]);
-    out.runs.push_back(BuildRun(out.psg, profiles[i], run_dirs[i], progress));
-    if (out.runs.back().unresolved_contexts && !fs.unrecorded_functions.empty())
-      out.runs.back().warnings.push_back(run_dirs[i] + ": " + UnrecordedSummary(fs));
-    std::vector<RankData>().swap(profiles[i].ranks); // free the rows as soon as they are folded in
-    if (!profiles[i].meta.complete)
-      out.warnings.push_back(run_dirs[i] +
-                             ": run ended before MPI_Finalize (per-rank fallback files)");
-  }
   return out;
 }
 

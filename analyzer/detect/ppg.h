@@ -24,11 +24,15 @@ struct DepEdge {
   int32_t peer_rank = -1; // world rank on the other side (-1: collective)
   VertexId peer_vertex = kNoVertex;
   float wait = 0; // seconds the call (or its completion) was blocked
-  uint64_t count = 0, bytes = 0; // messages (operations) and bytes of the row
-  DepKind kind = DepKind::Send;
   uint32_t comm = 0;
   int32_t tag = 0;
+  // Messages (operations) of the row, saturated at 2^32-1, and its bytes.
+  // 40 bytes an edge: a 3-D halo has ~100 per rank, 10^8 at a million ranks.
+  uint32_t count = 0;
+  DepKind kind = DepKind::Send;
+  uint64_t bytes = 0;
 };
+static_assert(sizeof(DepEdge) <= 40, "DepEdge: one per dependence row, keep it small");
 
 // One OpenMP thread's time at a vertex on one rank slot (docs/detect.md,
 // "Threads"): CPU seconds sampled there and wall seconds waiting in the
@@ -48,7 +52,7 @@ struct VertexSeries {
   std::vector<uint32_t> calls; // MPI calls; empty if none
   std::vector<float> incl;     // inclusive time (self + descendants)
   std::vector<float> counters; // [slot * ncounters + c]; empty if none
-  std::vector<DepEdge> edges;  // sorted by rank
+  std::vector<DepEdge> edges;  // sorted by (rank, peer_rank), rows' order within
   // OpenMP threads, only where a profile has the thread dimension and a
   // thread other than the main one has data here; sorted by (slot, thread).
   std::vector<ThreadTime> threads;
@@ -106,7 +110,8 @@ double InclusiveTime(const VertexSeries &s, int slot);
 using ProgressFn = std::function<void(const std::string &)>;
 
 // Resolves every context of PROFILE through PSG (expanding it as needed) and
-// builds the run's PPG. Does not check identities (see LoadRuns).
+// builds the run's PPG. Does not check identities (see LoadRuns). The same as
+// a RunBuilder (ppg_build.h) given PROFILE as its one part.
 Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
              const ProgressFn &progress = {});
 

@@ -318,6 +318,22 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
 
 // ---------------------------------------------------------------- JSON
 
+namespace {
+// A rank list in the JSON: KEY holds at most kMaxJsonRanks of them (the
+// lowest), KEY_count how many there are and KEY_ranges all of them as ranges
+// ("0-3,7", cut past 4,096 characters), so a report of a million ranks stays
+// small whatever it lists.
+constexpr size_t kMaxJsonRanks = 256;
+void PutRanks(nlohmann::json &obj, const std::string &key, std::vector<int> ranks) {
+  std::sort(ranks.begin(), ranks.end());
+  obj[key + "_count"] = ranks.size();
+  obj[key + "_ranges"] = RankRanges(ranks, 4096);
+  if (ranks.size() > kMaxJsonRanks)
+    ranks.resize(kMaxJsonRanks);
+  obj[key] = ranks;
+}
+} // namespace
+
 void WriteJsonReport(const ReportInput &in, std::ostream &out) {
   using nlohmann::json;
   const DetectResult &r = in.result;
@@ -331,7 +347,6 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
     runs.push_back({{"dir", run.label},
                     {"world_size", run.world_size},
                     {"ranks_present", run.nslots()},
-                    {"missing_ranks", run.missing_ranks},
                     {"total_time", run.total_time},
                     {"wall_time", run.meta.wall_time},
                     {"psg_id", run.meta.psg_id},
@@ -347,6 +362,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"approximated_rows", run.approximated_rows},
                     {"outside_seconds", run.outside_seconds},
                     {"backtracked", i == r.backtrack_run}});
+    PutRanks(runs.back(), "missing_ranks", run.missing_ranks);
   }
   doc["runs"] = runs;
   doc["options"] = {
@@ -382,7 +398,6 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"function", FunctionName(in.psg, rc.vertex)},
          {"call_path", in.psg.CallPath(rc.vertex)},
          {"call_sites", CallSitesJson(in.psg, rc.vertex)},
-         {"ranks", rc.ranks},
          {"culprit_rank", rc.culprit_rank},
          {"culprit_thread", rc.culprit_thread},
          {"culprit", Culprit(rc)},
@@ -414,6 +429,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"non_scalable", rc.non_scalable},
          {"pmu", ev},
          {"path", path}});
+    PutRanks(causes.back(), "ranks", rc.ranks);
   }
   doc["root_causes"] = causes;
   // found: a cause clear of noise (or communication alone); inconclusive:
@@ -452,11 +468,12 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                   {"kind", std::string(ToString(in.psg.vertex(a.vertex).kind))},
                   {"name", VertexName(in.psg, a.vertex)},
                   {"function", FunctionName(in.psg, a.vertex)},
-                  {"ranks", a.ranks},
                   {"worst_rank", a.worst_rank},
                   {"worst_time", a.worst_time},
                   {"median", a.median},
                   {"excess", a.excess}});
+  for (size_t i = 0; i < r.abnormal.size(); ++i)
+    PutRanks(ab[i], "ranks", r.abnormal[i].ranks);
   doc["abnormal"] = ab;
   doc["prediction"] = PredictionJson(in);
   // ASCII only (\uXXXX): the same document, with nothing a terminal acts on;

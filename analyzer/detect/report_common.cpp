@@ -112,11 +112,10 @@ std::string Culprit(const RootCause &rc) {
 }
 
 std::string RankList(const std::vector<int> &ranks, size_t max) {
-  std::string s;
-  for (size_t i = 0; i < ranks.size() && i < max; ++i)
-    s += (i ? "," : "") + std::to_string(ranks[i]);
+  // As ranges, so a list of a million ranks stays a few words long.
+  std::string s = RankRanges(ranks, 6 * max);
   if (ranks.size() > max)
-    s += ",... (" + std::to_string(ranks.size()) + " ranks)";
+    s += " (" + std::to_string(ranks.size()) + " ranks)";
   return s;
 }
 

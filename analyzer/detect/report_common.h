@@ -37,6 +37,8 @@ std::string Fmt(const char *fmt, double x);
 
 std::string RankCount(int n);
 
+// RANKS as ranges ("0-3,7"), cut near MAX entries' worth of text, with the
+// count when there are more than MAX.
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);
 // "rank 3 thread 0", or "rank 3" when no thread of it stands out.
 std::string Culprit(const RootCause &rc);
