@@ -29,6 +29,9 @@ namespace scalana::rt {
 
 namespace {
 
+constexpr uint64_t kHeader = container::kHeaderBytes; // the meta follows it
+constexpr uint64_t kWriteChunk = uint64_t(1) << 30;   // bytes per write call
+
 int WorldSize() {
   int n = 0;
   PMPI_Comm_size(MPI_COMM_WORLD, &n);
@@ -43,26 +46,32 @@ std::string MpiError(const char *what, int rc) {
   return std::string(what) + " failed: " + std::string(text, size_t(len));
 }
 
-// Whether every rank's step went well. A rank's WHY is non-empty on failure;
-// on return *WHY is the lowest failing rank's reason, the same everywhere.
-bool Agree(const std::string &mine, std::string *why) {
-  struct {
-    int failed, rank;
-  } in{mine.empty() ? 0 : 1, 0}, out{0, 0};
-  PMPI_Comm_rank(MPI_COMM_WORLD, &in.rank);
-  if (PMPI_Allreduce(&in, &out, 1, MPI_2INT, MPI_MAXLOC, MPI_COMM_WORLD) != MPI_SUCCESS) {
+// Whether every rank's step went well, in one MPI_Allreduce. A rank's MINE
+// is non-empty on failure; on return *WHY is the lowest failing rank's
+// reason, the same everywhere. *MAX_VALUE, when given, gets the largest
+// VALUE over the ranks (folded in here to save a collective).
+bool Agree(const std::string &mine, std::string *why, uint64_t value = 0,
+           uint64_t *max_value = nullptr) {
+  int rank = 0, size = 1;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  // The lowest failing rank has the largest key.
+  uint64_t in[2] = {mine.empty() ? 0 : uint64_t(size - rank), value}, out[2] = {0, 0};
+  if (PMPI_Allreduce(in, out, 2, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD) != MPI_SUCCESS) {
     *why = "MPI_Allreduce failed";
     return false;
   }
-  if (!out.failed)
+  if (max_value)
+    *max_value = out[1];
+  if (!out[0])
     return true;
-  // MAXLOC takes the lowest rank among equal values: it says why.
-  std::string text = in.rank == out.rank ? mine : std::string();
+  int failed = size - int(out[0]);
+  std::string text = rank == failed ? mine : std::string();
   int len = int(std::min<size_t>(text.size(), 400));
-  PMPI_Bcast(&len, 1, MPI_INT, out.rank, MPI_COMM_WORLD);
+  PMPI_Bcast(&len, 1, MPI_INT, failed, MPI_COMM_WORLD);
   text.resize(size_t(len));
-  PMPI_Bcast(text.data(), len, MPI_CHAR, out.rank, MPI_COMM_WORLD);
-  *why = (out.rank ? "rank " + std::to_string(out.rank) + ": " : std::string()) + text;
+  PMPI_Bcast(text.data(), len, MPI_CHAR, failed, MPI_COMM_WORLD);
+  *why = (failed ? "rank " + std::to_string(failed) + ": " : std::string()) + text;
   return false;
 }
 
@@ -162,7 +171,7 @@ std::string MergeGroup(std::vector<std::string> &docs, int first_rank, int *miss
 // One rank's writes into the open file. OUT goes at OFFSET (may be empty);
 // ROUNDS collective writes of at most 1 GiB each, so int counts hold.
 std::string WriteAll(MPI_File fh, uint64_t offset, const std::string &out, uint64_t rounds) {
-  const uint64_t chunk = uint64_t(1) << 30;
+  const uint64_t chunk = kWriteChunk;
   std::string error;
   for (uint64_t k = 0; k < rounds; ++k) {
     uint64_t from = std::min<uint64_t>(k * chunk, out.size());
@@ -201,19 +210,18 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
     mine = e.what();
   }
 
-  // The group and the leaders' communicators, made here from the PMPI
-  // layer: the program never sees them.
-  MPI_Comm gcomm = MPI_COMM_NULL, lcomm = MPI_COMM_NULL;
-  if (PMPI_Comm_split(MPI_COMM_WORLD, group, rank, &gcomm) != MPI_SUCCESS ||
-      PMPI_Comm_split(MPI_COMM_WORLD, leader ? 0 : MPI_UNDEFINED, rank, &lcomm) != MPI_SUCCESS) {
+  // The group's communicator, made here from the PMPI layer: the program
+  // never sees it. Among leaders, collectives over MPI_COMM_WORLD where the
+  // others add 0 serve: a second split would cost another allgather over
+  // the whole job.
+  MPI_Comm gcomm = MPI_COMM_NULL;
+  if (PMPI_Comm_split(MPI_COMM_WORLD, group, rank, &gcomm) != MPI_SUCCESS) {
     *why = "MPI_Comm_split failed";
     return false;
   }
   auto free_comms = [&] {
     if (gcomm != MPI_COMM_NULL)
       PMPI_Comm_free(&gcomm);
-    if (lcomm != MPI_COMM_NULL)
-      PMPI_Comm_free(&lcomm);
   };
 
   // 1. Documents to the leaders, merged there; the run's missing ranks.
@@ -226,6 +234,7 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
   if (leader && mine.empty())
     mine = MergeGroup(docs, rank, &missing, &merged);
   std::vector<std::string>().swap(docs);
+  free_comms(); // the group's part is done
   PMPI_Allreduce(&missing, &run_missing, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
 
   // 2. Blocks and the meta section encoded.
@@ -251,25 +260,26 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
   // the open fail.
   if (rank == 0 && mine.empty())
     unlink(partial.c_str());
-  if (!Agree(mine, why)) {
+  // Writes of at most 1 GiB, so that int counts hold: as many rounds as the
+  // largest piece any rank writes needs (rank 0's has the header and meta).
+  uint64_t piece = leader ? res.block.size() + (rank == 0 ? kHeader + meta_bytes.size() : 0) : 0;
+  uint64_t longest = 0;
+  if (!Agree(mine, why, piece, &longest)) {
     free_comms();
     return false;
   }
+  const uint64_t rounds = std::max<uint64_t>(1, (longest + kWriteChunk - 1) / kWriteChunk);
 
   // 3. Where everything goes: blocks in group order after the meta section,
-  // the index after the last block.
+  // the index after the last block. Ranks that are not leaders add 0.
   uint64_t contrib = leader ? res.block.size() + meta_bytes.size() : 0, before = 0;
   uint64_t sums[4] = {contrib, res.totals.samples, res.totals.dropped, res.totals.errors};
   uint64_t total[4] = {0, 0, 0, 0};
-  if (leader) {
-    PMPI_Exscan(&contrib, &before, 1, MPI_UINT64_T, MPI_SUM, lcomm);
-    if (rank == 0)
-      before = 0; // Exscan leaves the first one's undefined
-    PMPI_Allreduce(sums, total, 4, MPI_UINT64_T, MPI_SUM, lcomm);
-  }
-  // Known to the leaders only: the others write nothing.
-  const uint64_t blocks_at = container::kHeaderBytes;
-  const uint64_t index_offset = blocks_at + total[0];
+  PMPI_Exscan(&contrib, &before, 1, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0)
+    before = 0; // Exscan leaves the first one's undefined
+  PMPI_Allreduce(sums, total, 4, MPI_UINT64_T, MPI_SUM, MPI_COMM_WORLD);
+  const uint64_t index_offset = kHeader + total[0];
   std::string out; // this rank's bytes at OUT_AT: rank 0 header + meta + block
   uint64_t out_at = 0;
   std::string entry;
@@ -279,7 +289,7 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
       e.first_rank = uint64_t(rank);
       e.rank_count = uint32_t(std::min<uint64_t>(gsize, uint64_t(size) - uint64_t(rank)));
       e.codec = res.codec;
-      e.offset = blocks_at + before + meta_bytes.size();
+      e.offset = kHeader + before + meta_bytes.size();
       e.length = res.block.size();
       e.crc32 = container::Crc32(res.block.data(), res.block.size());
       entry = container::EncodeGroupEntry(e);
@@ -287,7 +297,7 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
       if (rank == 0) {
         container::Header h;
         h.world_size = uint64_t(size);
-        h.meta_offset = container::kHeaderBytes;
+        h.meta_offset = kHeader;
         h.meta_length = meta_bytes.size();
         h.index_offset = index_offset;
         h.group_count = groups;
@@ -298,16 +308,7 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
       std::string().swap(res.block);
     }
   } catch (const std::exception &e) {
-    mine = e.what();
-  }
-  uint64_t longest = out.size(), rounds = 0;
-  PMPI_Allreduce(&longest, &rounds, 1, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
-  rounds = (rounds + (uint64_t(1) << 30) - 1) >> 30;
-  if (rounds == 0)
-    rounds = 1;
-  if (!Agree(mine, why)) {
-    free_comms();
-    return false;
+    mine = e.what(); // agreed on with the open's outcome
   }
 
   // 4. The file, written by everyone in two collectives: the blocks (rank
@@ -316,7 +317,8 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
   int rc = PMPI_File_open(MPI_COMM_WORLD, partial.c_str(), MPI_MODE_CREATE | MPI_MODE_WRONLY,
                           MPI_INFO_NULL, &fh);
   if (rc != MPI_SUCCESS) {
-    mine = MpiError(("MPI_File_open of " + partial).c_str(), rc);
+    if (mine.empty())
+      mine = MpiError(("MPI_File_open of " + partial).c_str(), rc);
     fh = MPI_FILE_NULL;
   }
   if (!Agree(mine, why)) {
