@@ -3,7 +3,10 @@
 // bad content, the field. Files are untrusted: only regular files are read,
 // inflation is bounded, and every number is checked before anything uses it.
 #include "scalana/profile.h"
+#include "compress.h"
 #include "profile_checks.h"
+#include "profile_internal.h"
+#include "scalana/container_format.h"
 #include "scalana/regular_file.h"
 
 #include <nlohmann/json.hpp>
@@ -26,6 +29,8 @@ namespace scalana {
 namespace {
 
 using json = nlohmann::json;
+using detail::Gunzip;
+using detail::Size;
 
 constexpr const char *kFormatName = "scalana-profile";
 constexpr int kFormatVersion = 2; // 2: contexts are frames, not instrumentation ids
@@ -605,87 +610,8 @@ Profile FromJson(const json &j) {
   return p;
 }
 
-// "16 MiB", "95.5 MiB", "1 GiB", "512 bytes".
-std::string Size(uint64_t bytes) {
-  char buf[32];
-  if (bytes >= (uint64_t(1) << 30) && bytes % (uint64_t(1) << 30) == 0)
-    std::snprintf(buf, sizeof buf, "%llu GiB", (unsigned long long)(bytes >> 30));
-  else if (bytes >= (uint64_t(1) << 20))
-    std::snprintf(buf, sizeof buf, "%.4g MiB", double(bytes) / double(1 << 20));
-  else
-    std::snprintf(buf, sizeof buf, "%llu bytes", (unsigned long long)bytes);
-  return buf;
-}
-
-// Inflates gzip data (one member, or several concatenated) a bounded step
-// at a time: the output may not pass the limit, so a gzip bomb costs at most
-// that much memory and is refused as soon as it passes it.
-std::string Gunzip(const std::string &in, const std::string &origin) {
-  const auto byte = [&](size_t i) { return uint8_t(in[i]); };
-  if (in.empty())
-    throw Error(origin + ": empty file; the run was probably interrupted while writing: re-run it");
-  if (in.size() < 2 || byte(0) != 0x1f || byte(1) != 0x8b) {
-    std::string what = "not gzip data (no 1f 8b magic bytes at the start)";
-    if (in.size() >= 2 && (byte(0) & 0x0f) == 8 && (byte(0) * 256 + byte(1)) % 31 == 0)
-      what = "zlib data, not gzip (a profile is gzip-compressed JSON, as gzip writes it)";
-    else if (byte(0) == '{')
-      what = "not gzip data: uncompressed JSON? (a profile is gzip-compressed JSON)";
-    throw Error(origin + ": " + what);
-  }
-  if (in.size() > kMaxProfileBytes)
-    throw Error(origin + ": " + std::to_string(in.size()) +
-                " bytes, larger than any profile (at most " + Size(kMaxProfileBytes) +
-                " compressed)");
-  const uint64_t limit =
-      std::min(kMaxProfileBytes, std::max(kInflateFloor, kInflateRatio * uint64_t(in.size())));
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) // 16: gzip only
-    throw std::bad_alloc();
-  struct End {
-    z_stream *z;
-    ~End() { inflateEnd(z); }
-  } end{&zs};
-  // zlib never writes through next_in; its type is not const only for history.
-  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(in.data()));
-  zs.avail_in = uInt(in.size()); // at most kMaxProfileBytes: fits
-  std::string out;
-  char buf[1 << 16];
-  for (;;) {
-    zs.next_out = reinterpret_cast<Bytef *>(buf);
-    zs.avail_out = sizeof buf;
-    int rc = inflate(&zs, Z_NO_FLUSH);
-    size_t got = sizeof buf - zs.avail_out;
-    if (got > limit - out.size())
-      throw Error(origin + ": inflates to more than " + Size(limit) +
-                  " (a profile may inflate to " + std::to_string(kInflateRatio) +
-                  " times its compressed size, to at least " + Size(kInflateFloor) +
-                  " and at most " + Size(kMaxProfileBytes) +
-                  "): not a profile written by `scalana prof`");
-    out.append(buf, got);
-    if (rc == Z_STREAM_END) {
-      if (zs.avail_in == 0)
-        return out;
-      // Another gzip member may follow (cat a.gz b.gz); nothing else may.
-      if (zs.avail_in < 2 || zs.next_in[0] != 0x1f || zs.next_in[1] != 0x8b)
-        throw Error(origin + ": " + std::to_string(zs.avail_in) +
-                    " bytes of other data after the gzip data; the file is corrupt: re-run");
-      inflateReset(&zs);
-      continue;
-    }
-    if (rc == Z_OK)
-      continue;
-    if (rc == Z_BUF_ERROR && zs.avail_in == 0)
-      throw Error(origin + ": truncated gzip data (corrupt: the file ends inside the compressed "
-                           "stream); the run was probably interrupted while writing: re-run it");
-    if (rc == Z_MEM_ERROR)
-      throw std::bad_alloc();
-    throw Error(origin + ": corrupt gzip data (" + std::string(zs.msg ? zs.msg : "inflate error") +
-                "); the file was damaged: re-run");
-  }
-}
-
 // The bytes of the regular file PATH (never a FIFO or a device), bounded.
-std::string ReadProfileBytes(const std::string &path) {
+std::string ReadBytes(const std::string &path) {
   std::string error, bytes;
   uint64_t size = 0;
   int fd = OpenRegularFile(path, &size, &error);
@@ -769,6 +695,43 @@ void CheckRankFiles(const std::vector<Profile> &parts, const std::vector<std::st
 
 } // namespace
 
+namespace detail {
+
+std::string ReadProfileBytes(const std::string &path) { return ReadBytes(path); }
+
+std::string MetaSectionJson(const ProfileMeta &meta) {
+  json m = MetaToJson(meta);
+  m.erase("modules");
+  return json{{"meta", std::move(m)}}.dump();
+}
+
+ProfileMeta MetaFromSectionJson(const std::string &text, const std::string &origin) {
+  json j;
+  try {
+    j = ParseJsonOnce(text);
+  } catch (const Error &e) {
+    throw Error(origin + ": " + e.what());
+  } catch (const json::exception &e) {
+    throw Error(origin + ": not valid JSON (" + e.what() + "); the file is damaged: re-run");
+  }
+  ProfileMeta meta;
+  try {
+    if (!j.is_object() || j.size() != 1 || !j.contains("meta"))
+      throw Error("not a meta section (expected {\"meta\": {...}} and nothing else)");
+    const Path mp{nullptr, "meta"};
+    if (Obj(j["meta"], mp).contains("modules"))
+      Bad(Member(mp, "modules"), "is in the meta section; modules belong to the group blocks");
+    ReadMeta(j["meta"], mp, meta);
+  } catch (const Error &e) {
+    throw Error(origin + ": " + e.what());
+  } catch (const json::exception &e) {
+    throw Error(origin + ": malformed meta section (" + std::string(e.what()) + ")");
+  }
+  return meta;
+}
+
+} // namespace detail
+
 bool IsOmpWait(const std::string &kind) { return kind != "loop" && kind != "work"; }
 
 const char *ToString(DepKind k) {
@@ -809,7 +772,7 @@ uint64_t ParseId(const std::string &text) {
 }
 
 Profile ReadProfileFile(const std::string &path) {
-  return ProfileFromGzip(ReadProfileBytes(path), path);
+  return ProfileFromGzip(detail::ReadProfileBytes(path), path);
 }
 
 Profile ProfileFromGzip(const std::string &bytes, const std::string &origin) {
@@ -849,50 +812,65 @@ Profile ReadProfile(const std::string &run_dir) {
                   " -- ./app` first");
     throw Error(run_dir + ": cannot read the run directory: " + std::strerror(err));
   }
-  if (!S_ISDIR(st.st_mode))
-    return ReadProfileFile(run_dir); // a profile file given directly
-  // lstat: a dangling link or a link loop named profile.json.gz is there, and
-  // reading it says what is wrong with it.
+  if (!S_ISDIR(st.st_mode)) // a profile file given directly
+    return detail::IsV3Magic(run_dir) ? detail::ReadV3Whole(run_dir, "") : ReadProfileFile(run_dir);
+  // lstat: a dangling link or a link loop named profile.scalana or
+  // profile.json.gz is there, and reading it says what is wrong with it.
+  // Format 3 first: a run writes it in place of format 2.
+  std::string v3 = run_dir + "/" + container::kFileName;
+  if (lstat(v3.c_str(), &st) == 0)
+    return detail::ReadV3Whole(v3, run_dir);
   std::string whole = run_dir + "/profile.json.gz";
   if (lstat(whole.c_str(), &st) == 0)
     return ReadProfileFile(whole);
-  // No gathered profile: merge the per-rank files left by a run that ended
-  // before MPI_Finalize, remapping each file's context and comm indices.
-  std::vector<std::pair<int, std::string>> files;
+  detail::RankFiles found = detail::ListRankFiles(run_dir);
+  if (found.files.empty() && !found.unwritten.empty()) {
+    std::vector<int> ranks;
+    for (const auto &[rank, why] : found.unwritten)
+      ranks.push_back(rank);
+    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz: " +
+                DescribeUnwritten(ranks, found.unwritten.begin()->second) +
+                "; free space there, or choose another --output, and re-run");
+  }
+  if (found.files.empty())
+    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
+                          "under `scalana prof`, or died before the profiler could write");
+  return detail::MergeRankFiles(run_dir, std::move(found));
+}
+
+namespace detail {
+
+RankFiles ListRankFiles(const std::string &run_dir) {
+  RankFiles out;
   DIR *d = opendir(run_dir.c_str());
   if (!d)
     throw Error(run_dir + ": cannot list the run directory: " + std::strerror(errno));
-  std::map<int, std::string> unwritten; // rank -> why its write failed
   while (dirent *e = readdir(d)) {
     int rank = RankOfFileName(e->d_name);
     if (rank >= 0)
-      files.emplace_back(rank, run_dir + "/" + e->d_name);
+      out.files.emplace_back(rank, run_dir + "/" + e->d_name);
     std::string why;
     rank = RankOfMarkerName(e->d_name, &why);
     if (rank >= 0)
-      unwritten[rank] = why;
+      out.unwritten[rank] = why;
   }
   closedir(d);
-  if (files.empty() && !unwritten.empty()) {
-    std::vector<int> ranks;
-    for (const auto &[rank, why] : unwritten)
-      ranks.push_back(rank);
-    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz: " +
-                DescribeUnwritten(ranks, unwritten.begin()->second) +
-                "; free space there, or choose another --output, and re-run");
-  }
-  if (files.empty())
-    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
-                          "under `scalana prof`, or died before the profiler could write");
-  std::sort(files.begin(), files.end());
+  std::sort(out.files.begin(), out.files.end());
+  return out;
+}
+
+// The per-rank files left by a run that ended before MPI_Finalize, merged:
+// each file's context and comm indices remapped.
+Profile MergeRankFiles(const std::string &run_dir, RankFiles found) {
   std::vector<Profile> parts;
   std::vector<std::string> names;
   std::vector<int> ranks;
-  for (const auto &[rank, f] : files) {
+  for (const auto &[rank, f] : found.files) {
     parts.push_back(ReadProfileFile(f));
     names.push_back(f);
     ranks.push_back(rank);
   }
+  std::map<int, std::string> unwritten = std::move(found.unwritten);
   std::vector<std::string> run_ids;
   for (const Profile &p : parts)
     run_ids.push_back(p.meta.run_id);
@@ -912,6 +890,8 @@ Profile ReadProfile(const std::string &run_dir) {
   merged.meta.world_size = world_size;
   return merged;
 }
+
+} // namespace detail
 
 Profile MergeProfiles(std::vector<Profile> parts) {
   Profile merged;

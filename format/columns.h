@@ -1,0 +1,25 @@
+// The columnar block of format 3 (Codec::Columns, docs/formats.md section
+// 4.3): one group's ranks as columns over all its ranks, one zlib stream.
+#pragma once
+
+#include "scalana/profile.h"
+
+#include <cstdint>
+#include <string>
+
+namespace scalana::detail {
+
+inline constexpr uint64_t kColumnsLayout = 1; // the first varint of the inflated block
+// Communicator members a block may expand to, in all (runs make a world
+// communicator a few bytes; this bounds what a hostile block makes of them).
+inline constexpr uint64_t kMaxBlockCommMembers = uint64_t(8) * kMaxWorldSize;
+
+// GROUP's ranks, contexts, communicators and meta.modules (nothing else of
+// its meta) in the columnar layout, deflated.
+std::string EncodeColumns(const Profile &group);
+// The block back with format 2's checks; META bounds ranks (world_size),
+// counters and sample counts. The result's meta is META with the block's
+// modules. Throws Error "<ORIGIN>: ...".
+Profile DecodeColumns(const std::string &bytes, const std::string &origin, const ProfileMeta &meta);
+
+} // namespace scalana::detail
