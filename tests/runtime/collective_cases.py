@@ -37,7 +37,7 @@ def container(path):
         rt.check(offset == at, "group %d: block at %d, expected %d (blocks in group order, "
                  "right after the meta)" % (g, offset, at))
         rt.check(zlib.crc32(data[offset:offset + length]) == bcrc, "group %d: block crc" % g)
-        rt.check(codec in (1, 2) and flags == 0, "group %d: codec %d flags %d" % (g, codec, flags))
+        rt.check(codec == 2 and flags == 0, "group %d: codec %d (columns), flags %d" % (g, codec, flags))
         entries.append((first, count))
         at = offset + length
     rt.check(at == index_at, "the index follows the last block")
