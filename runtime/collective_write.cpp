@@ -322,8 +322,14 @@ bool WriteProfileCollective(const std::string &text, unsigned long group_ranks,
     fh = MPI_FILE_NULL;
   }
   if (!Agree(mine, why)) {
+    // Hazard: MPI_File_close is collective, so an open that failed on some
+    // ranks only (not seen here: the causes met, a directory or a
+    // permission in the way, fail alike everywhere) leaves the ranks whose
+    // open worked waiting for the others here.
     if (fh != MPI_FILE_NULL)
       PMPI_File_close(&fh);
+    if (rank == 0) // made by the ranks whose open worked, if any
+      unlink(partial.c_str());
     free_comms();
     return false;
   }
