@@ -35,6 +35,10 @@
     "seconds between snapshots of each rank's data in RUN_DIR/rank-<R>.json.gz (the first at "     \
     "MPI_Init, then 1, 2, 4 ... s after it until the gap reaches N), so a killed run keeps what "  \
     "was recorded up to its last snapshot; 0: none")                                               \
+  X(WriteGroup, "SCALANA_WRITE_GROUP", "write-group", "", Uint, "128", "0..4194304",               \
+    "ranks per group of the profile written at MPI_Finalize (RUN_DIR/profile.scalana, with "       \
+    "MPI-IO): each group's lowest rank merges its group's data and writes it; 0: rank 0 gathers "  \
+    "every rank's data into RUN_DIR/profile.json.gz instead (the older format)")                   \
   X(Experiment, "SCALANA_EXPERIMENT", "experiment", "", Choice, "unknown", "unknown|strong|weak",  \
     "the kind of scaling experiment this run belongs to, kept in the profile's meta: strong (the " \
     "problem size fixed) or weak (fixed per rank); scalana detect expects that scaling")

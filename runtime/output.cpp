@@ -5,6 +5,7 @@
 // writer.cpp). Also the library's load-time setup. Nothing here may stop the
 // program: failures are counted or printed as one line, never thrown.
 #include "config.h"
+#include "final_profile.h"
 #include "modules.h"
 #include "recorder.h"
 #include "runtime.h"
@@ -343,20 +344,36 @@ bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept {
   return false;
 }
 
-void WriteFinalProfile() noexcept {
-  // No snapshot may replace a rank file while rank 0 writes the profile and
-  // the ranks remove their files.
-  StopSnapshots();
-  StopSampling();
-  int rank = WorldRank(), size = WorldSizeKnown();
-  std::string text;
-  try {
-    Profile p;
-    if (Snapshot(true, rank, 10.0, &p))
-      text = ProfileToJson(p);
-  } catch (const std::exception &) {
-    text.clear(); // this rank sends nothing; rank 0 notes it
+std::string FinalRunDir() {
+  std::string dir = Fixed().run_dir;
+  MakeDirs(dir);
+  return dir;
+}
+
+FinalTotals TotalsOf(const Profile &p) {
+  FinalTotals t;
+  for (const RankData &r : p.ranks) {
+    t.samples += r.samples;
+    t.dropped += r.samples_dropped;
+    for (const auto &[what, n] : r.errors)
+      if (!IsInformational(what))
+        t.errors += n;
   }
+  return t;
+}
+
+void PrintFinalSummary(const std::string &file, int size, const FinalTotals &t, int missing) {
+  if (Verbose() || t.dropped || t.errors || missing)
+    std::fprintf(stderr,
+                 "scalana: wrote %s: %d ranks, %llu samples, %llu dropped, "
+                 "%llu runtime errors%s\n",
+                 file.c_str(), size, (unsigned long long)t.samples, (unsigned long long)t.dropped,
+                 (unsigned long long)t.errors,
+                 t.errors ? " (see `scalana show` for the list)" : "");
+}
+
+bool GatherProfileJson(const std::string &text) noexcept {
+  int rank = WorldRank(), size = WorldSizeKnown();
   // Every rank must take part in every collective below even when its own
   // part failed, or the others would wait forever.
   int len = int(text.size());
@@ -410,25 +427,10 @@ void WriteFinalProfile() noexcept {
       merged.meta.world_size = size;
       if (missing && !merged.ranks.empty())
         merged.ranks[0].errors["ranks_missing"] += missing;
-      std::string dir = Fixed().run_dir;
-      MakeDirs(dir);
+      std::string dir = FinalRunDir();
       WriteProfileFile(merged, dir + "/profile.json.gz");
       written = 1;
-      uint64_t samples = 0, dropped = 0, errors = 0;
-      for (const RankData &r : merged.ranks) {
-        samples += r.samples;
-        dropped += r.samples_dropped;
-        for (const auto &[what, n] : r.errors)
-          if (!IsInformational(what))
-            errors += n;
-      }
-      if (Verbose() || dropped || errors || missing)
-        std::fprintf(stderr,
-                     "scalana: wrote %s/profile.json.gz: %d ranks, %llu samples, %llu dropped, "
-                     "%llu runtime errors%s\n",
-                     dir.c_str(), size, (unsigned long long)samples, (unsigned long long)dropped,
-                     (unsigned long long)errors,
-                     errors ? " (see `scalana show` for the list)" : "");
+      PrintFinalSummary(dir + "/profile.json.gz", size, TotalsOf(merged), missing);
     } catch (const std::exception &e) {
       std::fprintf(stderr, "scalana: could not write the profile: %s%s\n", e.what(),
                    std::strstr(e.what(), std::strerror(ENOSPC))
@@ -438,11 +440,43 @@ void WriteFinalProfile() noexcept {
     } catch (...) {
     }
   }
-  // Every rank learns whether its data is in profile.json.gz: then its rank
-  // file goes (a complete run leaves the profile only), else it stays and
-  // gets this rank's end record.
+  // Every rank learns whether its data is in profile.json.gz.
   PMPI_Bcast(&written, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  FinishRank(written != 0);
+  return written != 0;
+}
+
+void WriteFinalProfile() noexcept {
+  // No snapshot may replace a rank file while the profile is written and
+  // the ranks remove their files.
+  StopSnapshots();
+  StopSampling();
+  std::string text;
+  try {
+    Profile p;
+    if (Snapshot(true, WorldRank(), 10.0, &p))
+      text = ProfileToJson(p);
+  } catch (const std::exception &) {
+    text.clear(); // this rank sends nothing; the writer notes it
+  }
+  // SCALANA_WRITE_GROUP 0 asks for the gather; a collective write that
+  // fails, on any rank, falls back to it on every rank.
+  unsigned long group = config::UintValue(config::Id::WriteGroup);
+  bool written = false;
+  if (group > 0) {
+    std::string why;
+    written = WriteProfileCollective(text, group, &why);
+    if (!written && WorldRank() == 0)
+      std::fprintf(stderr,
+                   "scalana: could not write %s with MPI-IO (%s); rank 0 gathers "
+                   "profile.json.gz instead\n",
+                   container::kFileName, why.c_str());
+  }
+  if (!written)
+    written = GatherProfileJson(text);
+  // Then every rank whose data is in the profile removes its rank file (a
+  // complete run leaves the profile only); else the file stays and gets
+  // this rank's end record.
+  FinishRank(written);
 }
 
 std::string StartTimeUtc() { return g_start_time ? *g_start_time : ""; }

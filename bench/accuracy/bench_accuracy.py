@@ -182,7 +182,9 @@ def profile(args, exe, np, out, inject):
     cmd = [args.mpirun, "--oversubscribe"]
     if os.geteuid() == 0:
         cmd.append("--allow-run-as-root")
-    cmd += ["-np", str(np), os.path.join(args.bin, "scalana"), "prof", "-o", out]
+    # Format 2 (rank 0's gather): effective_hz reads its JSON directly.
+    cmd += ["-np", str(np), os.path.join(args.bin, "scalana"), "prof", "-o", out,
+            "--write-group", "0"]
     cmd += shlex.split(args.prof_args) + ["--", exe]
     if inject:
         cmd.append("--inject")

@@ -219,8 +219,9 @@ def run_variant(args, prog, variant, exe, np, steps, label):
         prof += ["--hz", str(args.hz)]
     try:
         r = launch(args, np, prof + ["--"] + argv, label)
-        if not os.path.exists(os.path.join(out, "profile.json.gz")):
-            raise BenchError("%s: the run wrote no %s/profile.json.gz" % (label, out))
+        if not any(os.path.exists(os.path.join(out, f))
+                   for f in ("profile.scalana", "profile.json.gz")):
+            raise BenchError("%s: the run wrote no profile in %s" % (label, out))
         return r
     finally:
         shutil.rmtree(out, ignore_errors=True)

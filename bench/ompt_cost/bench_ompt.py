@@ -7,7 +7,7 @@ start a tool (OMP_TOOL=disabled: the sampler and wrappers alone); under
 each, the tool's overhead (tool against tool disabled, medians over the
 pairs of runs next to each other) and the whole profiler's (against plain),
 the regions per second of the plain build, then the profile size per rank
-(gzip and JSON) with 2 and 8 threads per rank (5000 regions, threads
+(profile.scalana) with 2 and 8 threads per rank (5000 regions, threads
 sleeping at barriers: OMP_WAIT_POLICY=passive).
 
 usage: bench_ompt.py --bin BUILD/bin [--runs N] [--regions N] [--work N] [--np N]
@@ -20,7 +20,6 @@ within the idle cores.
 """
 import argparse
 import glob
-import gzip
 import os
 import shutil
 import statistics
@@ -79,10 +78,9 @@ def main():
         out = os.path.join(work, "size%d" % threads)
         run_figures(mpirun + [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", out, "--"] +
             [exe, "5000", str(args.work)], env(threads, OMP_WAIT_POLICY="passive"))
-        path = os.path.join(out, "profile.json.gz")
-        raw = len(gzip.open(path).read())
-        print("profile per rank, %d threads: %.1f KB gzip, %.1f KB JSON"
-              % (threads, os.path.getsize(path) / args.np / 1024, raw / args.np / 1024))
+        path = os.path.join(out, "profile.scalana")
+        print("profile per rank, %d threads: %.1f KB (profile.scalana)"
+              % (threads, os.path.getsize(path) / args.np / 1024))
     shutil.rmtree(work, True)
 
 

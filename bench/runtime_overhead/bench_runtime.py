@@ -67,9 +67,11 @@ def measure(args, name, exe, prog_args, np):
             (base if kind == "base" else prof).append(t)
             if c is not None:
                 (cpu_base if kind == "base" else cpu_prof).append(c)
-        f = os.path.join(out, "profile.json.gz")
-        if os.path.exists(f):
-            sizes.append(os.path.getsize(f) / np)
+        for name in ("profile.scalana", "profile.json.gz"):
+            f = os.path.join(out, name)
+            if os.path.exists(f):
+                sizes.append(os.path.getsize(f) / np)
+                break
         shutil.rmtree(out, ignore_errors=True)
     ratios = [p / b for p, b in zip(prof, base)]
     print("%-28s np=%d  base %.3f s  profiled %.3f s  overhead %+.2f%% (median of %d, "

@@ -35,7 +35,9 @@ import bench_native as native  # noqa: E402  (the programs, their builds, one mp
 def profiled(args, prog, exe, np, steps, sampler, hz, label):
     out = os.path.join(args.work, "runs", "profile-%s-np%d" % (prog.name, np))
     shutil.rmtree(out, ignore_errors=True)
-    prof = [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--sampler", sampler]
+    # Format 2 (rank 0's gather): its JSON is read directly below.
+    prof = [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--sampler", sampler,
+            "--write-group", "0"]
     if hz:
         prof += ["--hz", str(hz)]
     try:

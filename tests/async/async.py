@@ -23,7 +23,6 @@ driver reuses tests/e2e/e2e.py's helpers.
 """
 import argparse
 import atexit
-import gzip
 import json
 import os
 import shutil
@@ -102,11 +101,8 @@ def stage_prof(p, case):
                                       p.scalana, "prof", "-o", out, "--", p.binary]
                          + PROGRAM_ARGS[p.name] + extra, cwd=p.work)
         sys.stdout.write(stdout[-500:])
-        profile = os.path.join(out, "profile.json.gz")
-        if not os.path.exists(profile):
-            raise Failure(f"no {profile} after the run at {np} ranks")
-        with gzip.open(profile, "rt") as f:
-            doc = json.load(f)
+        profile = out
+        doc = e2e.read_run(p.scalana, out)
         if sorted(r["rank"] for r in doc["ranks"]) != list(range(np)):
             raise Failure(f"{profile}: ranks missing")
 

@@ -28,7 +28,6 @@ Stages, one ctest entry each:
           summed, and no context of it alone)
 """
 import argparse
-import gzip
 import re
 import json
 import os
@@ -36,7 +35,8 @@ import shutil
 import sys
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "e2e"))
-from e2e import Failure, log, mpi_environment, private_tmpdir, root_cause_line, run  # noqa: E402
+from e2e import (Failure, log, mpi_environment, private_tmpdir, read_run,  # noqa: E402
+                 root_cause_line, run)
 
 # variant -> (wrapper, library source, library, program source, program)
 VARIANTS = {
@@ -122,8 +122,7 @@ def stage_prof(c):
         shutil.rmtree(out, ignore_errors=True)
         run([c.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np), c.scalana, "prof",
              "-o", out, "--", c.path(c.main), "--inject"], cwd=c.work)
-        with gzip.open(os.path.join(out, "profile.json.gz"), "rt") as f:
-            meta = json.load(f)["meta"]
+        meta = read_run(c.scalana, out)["meta"]
         libs = [os.path.basename(m["path"]) for m in meta.get("modules", [])]
         if c.lib and c.lib not in libs:
             raise Failure(f"{out}: meta.modules {libs} does not list {c.lib}")

@@ -19,7 +19,6 @@ The root-cause line is found by grepping the source for the marker comment
 """
 import argparse
 import atexit
-import gzip
 import json
 import os
 import re
@@ -108,6 +107,16 @@ def run(cmd, cwd=None, timeout=300):
     if proc.stderr.strip():
         sys.stdout.write(proc.stderr[-2000:])
     return proc.stdout
+
+
+def read_run(scalana, out):
+    """The profile run directory OUT holds (profile.scalana, or the older
+    profile.json.gz), as `scalana show --format json` prints it; a run
+    without either is a test failure."""
+    if not any(os.path.exists(os.path.join(out, f))
+               for f in ("profile.scalana", "profile.json.gz")):
+        raise Failure(f"no profile in {out} after the run")
+    return json.loads(run([scalana, "show", out, "--format", "json"]))
 
 
 def mpi_environment():
@@ -219,11 +228,8 @@ def stage_prof(ex, variant):
         stdout = run([ex.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np),
                       ex.scalana, "prof", "-o", out, "--", ex.binary] + args, cwd=ex.work)
         sys.stdout.write(stdout[-1000:])
-        profile = os.path.join(out, "profile.json.gz")
-        if not os.path.exists(profile):
-            raise Failure(f"no {profile} after the run at {np} ranks")
-        with gzip.open(profile, "rt") as f:
-            doc = json.load(f)
+        profile = out
+        doc = read_run(ex.scalana, out)
         ranks = sorted(r["rank"] for r in doc["ranks"])
         if doc["meta"]["world_size"] != np or ranks != list(range(np)):
             raise Failure(f"{profile}: expected ranks 0..{np - 1}, got world_size "

@@ -198,7 +198,9 @@ def stage_setup(t):
     for np in SCALES:
         shutil.rmtree(t.base(np), ignore_errors=True)
         subprocess.run([t.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np),
-                        t.scalana, "prof", "-o", t.base(np), "--", t.binary],
+                        # Format 2: the cases below are built from its document.
+                        t.scalana, "prof", "-o", t.base(np), "--write-group", "0", "--",
+                        t.binary],
                        env=env, check=True, timeout=120)
         if not os.path.exists(os.path.join(t.base(np), "profile.json.gz")):
             t.failures.append(f"no profile written at {np} ranks")

@@ -66,6 +66,19 @@ def profile(path):
         return json.load(f)
 
 
+# The file a complete run leaves (runtime/collective_write.cpp), and the
+# one rank 0 gathers with SCALANA_WRITE_GROUP=0 or when MPI-IO fails.
+PROFILE, GATHERED = "profile.scalana", "profile.json.gz"
+BIN = None  # --bin
+
+
+def read_run(out):
+    """The profile of run directory OUT as one format-2 document, whichever
+    file holds it (rt_read_profile)."""
+    p = run([os.path.join(BIN, "rt_read_profile"), out])
+    return json.loads(p.stdout)
+
+
 def profile_run(args, exe, extra=(), np=None, expect_ok=True, prog_args=(), **kw):
     out = tempfile.mkdtemp(prefix="scalana-rt-test-")
     shutil.rmtree(out)
@@ -429,7 +442,7 @@ def case_many_threads(args):
         m = re.search(r"threads (\d+) open failures (\d+)", p.stdout)
         check(m and m.group(1) == "1000" and m.group(2) == "0",
               "%s: the program's own open() unaffected: %s" % (sampler, p.stdout.strip()))
-        r = profile(os.path.join(out, "profile.json.gz"))["ranks"][0]
+        r = read_run(out)["ranks"][0]
         check(r["threads"] > 1000, "%s: every thread counted: %d" % (sampler, r["threads"]))
         if sampler == "perf":
             moved = r["errors"].get("perf_fd_budget_timer", 0)
@@ -469,7 +482,7 @@ def case_blocked_signals(args):
     # measures how long, and the report names the rank and the share.
     exe = build(args, args.exe)
     out, _ = profile_run(args, exe, np=1)
-    r = profile(os.path.join(out, "profile.json.gz"))["ranks"][0]
+    r = read_run(out)["ranks"][0]
     share = r.get("sampling_blocked", 0) / r["cpu_time"]
     check(0.6 < share < 1, "blocked share of CPU time measured: %.2f (%s)" % (share, r))
     p = run([os.path.join(args.bin, "scalana"), "detect", out])
@@ -713,7 +726,7 @@ def case_longjmp_errhandler(args):
 
 def case_fortran(args):
     out, _ = profile_run(args, args.exe)
-    prof = profile(os.path.join(out, "profile.json.gz"))
+    prof = read_run(out)
     n = args.np
     for r in prof["ranks"]:
         rank = r["rank"]
@@ -749,7 +762,7 @@ def case_fortran(args):
 
 def case_f08(args):
     out, _ = profile_run(args, args.exe)
-    prof = profile(os.path.join(out, "profile.json.gz"))
+    prof = read_run(out)
     n = args.np
     for r in prof["ranks"]:
         rank = r["rank"]
@@ -929,14 +942,14 @@ def case_bad_values(args):
 def case_rundir(args):
     exe = build(args, args.exe)
     out, _ = profile_run(args, exe)
-    check(os.path.exists(os.path.join(out, "profile.json.gz")), "first run wrote its profile")
+    check(os.path.exists(os.path.join(out, PROFILE)), "first run wrote its profile")
     cmd = mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--", exe]
     p = run(cmd, expect_ok=False)
     check(p.returncode != 0 and "holds the profile of another run" in p.stderr,
           "second run into the same directory refused: %s" % p.stderr)
     p = run(mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--force",
                                "--", exe])
-    check(os.path.exists(os.path.join(out, "profile.json.gz")), "--force overwrites")
+    check(os.path.exists(os.path.join(out, PROFILE)), "--force overwrites")
 
 
 def case_experiment(args):
@@ -945,7 +958,7 @@ def case_experiment(args):
     runs = []
     for np in (1, args.np):
         out, _ = profile_run(args, exe, extra=["--experiment", "strong"], np=np)
-        meta = profile(os.path.join(out, "profile.json.gz"))["meta"]
+        meta = read_run(out)["meta"]
         check(meta["config"].get("SCALANA_EXPERIMENT") == "strong",
               "meta keeps the experiment: %s" % meta["config"])
         runs.append(out)
@@ -970,7 +983,7 @@ def case_show(args):
     check("== rank 1" in p.stdout and "== rank 0" not in p.stdout, "--rank filters")
     p = run(show + ["/nonexistent/run"], expect_ok=False)
     check(p.returncode != 0 and "no such run directory" in p.stderr, "missing run: " + p.stderr)
-    with open(os.path.join(out, "profile.json.gz"), "r+b") as f:
+    with open(os.path.join(out, PROFILE), "r+b") as f:
         data = f.read()
         f.seek(0)
         f.truncate()
@@ -1097,7 +1110,8 @@ def fault_run(args, exe, how, stats):
         r = run(cmd, expect_ok=False, timeout=60)
         rc, err = r.returncode, r.stderr
     check(rc != 0, "the job ends with a failure status (got %d)" % rc)
-    check(not os.path.exists(os.path.join(out, "profile.json.gz")), "no gathered profile")
+    check(not any(os.path.exists(os.path.join(out, f)) for f in (PROFILE, GATHERED)),
+          "no complete profile")
     # Every rank's data is readable: the files and `scalana show`.
     shown = run([os.path.join(args.bin, "scalana"), "show", out, "--format", "json"])
     prof = json.loads(shown.stdout)
@@ -1176,7 +1190,7 @@ for _name in FAULTS:
 def case_snapshots(args):
     """Snapshots while the program runs (readable at any time, advancing), a
     rank killed before any snapshot when they are off (the report says it
-    left no data), and a complete run that leaves profile.json.gz alone."""
+    left no data), and a complete run that leaves profile.scalana alone."""
     exe = build(args, args.exe)
     out = tempfile.mkdtemp(prefix="scalana-snap-")
     shutil.rmtree(out)
@@ -1214,11 +1228,11 @@ def case_snapshots(args):
     said, report = rank_endings(args, out2)
     check("left no data" in said.get(VICTIM, ""), "the report says rank %d left no data:\n%s"
           % (VICTIM, report))
-    # A complete run: the snapshots are gone, profile.json.gz alone remains.
+    # A complete run: the snapshots are gone, profile.scalana alone remains.
     out3, _ = profile_run(args, exe, prog_args=["finalize", "1.2"])
-    check(sorted(os.listdir(out3)) == [".scalana-job", "profile.json.gz"],
+    check(sorted(os.listdir(out3)) == [".scalana-job", PROFILE],
           "a complete run leaves only its profile: %s" % sorted(os.listdir(out3)))
-    prof = profile(os.path.join(out3, "profile.json.gz"))
+    prof = read_run(out3)
     check(prof["meta"]["complete"] and len(prof["ranks"]) == args.np and
           not any("snapshot" in r for r in prof["ranks"]), "complete profile, no snapshot marks")
 
@@ -1236,6 +1250,7 @@ def case_stale(args):
         # The last: the claim of a launcher that mpirun killed between
         # claiming the directory and giving up on it.
         for junk in ("rank-7.json.gz", "rank-2.json.gz.tmp.12345", "profile.json.gz.tmp.99",
+                     PROFILE + ".partial",
                      ".scalana-job.claim.killed-job"):
             with open(os.path.join(out, junk), "wb") as f:
                 f.write(b"stale")
@@ -1245,7 +1260,7 @@ def case_stale(args):
               "refused without --force: %s" % p.stderr)
         run(mpirun(args.np) + prof + ["-o", out, "--force", "--", exe, "fork", "0.5"])
         left = sorted(os.listdir(out))
-        check(left == [".scalana-job", "profile.json.gz"],
+        check(left == [".scalana-job", PROFILE],
               "try %d: --force leaves only the new profile (no rank file of the old run or of a "
               "forked child, no temporary): %s" % (attempt + 1, left))
         shown = json.loads(run([os.path.join(args.bin, "scalana"), "show", out, "--format",
@@ -1292,7 +1307,7 @@ def case_singleton(args):
               "%s does not inherit the profiler in LD_PRELOAD: %s" % (comm, preload))
     check(err.count("scalana: sampling") == 1 and "Forwarding signal" not in err,
           "only the program samples (one start line, no signal forwarded):\n" + err)
-    check(sorted(os.listdir(out)) == [".scalana-job", "profile.json.gz"],
+    check(sorted(os.listdir(out)) == [".scalana-job", PROFILE],
           "one profile: %s" % os.listdir(out))
 
 
@@ -1393,6 +1408,8 @@ def case_full_disk(args):
         os.rmdir(mnt)
 
 
+from collective_cases import case_collective, case_collective_fallback  # noqa: E402
+
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 
 
@@ -1413,6 +1430,8 @@ def main():
     ap.add_argument("--exe")
     ap.add_argument("--repeat", type=int, default=FAULT_RUNS, help="runs of each fault case")
     args = ap.parse_args()
+    global BIN
+    BIN = args.bin
     try:
         CASES[args.case](args)
     except Failure as e:

@@ -66,11 +66,12 @@ std::string Absolute(const std::string &path) {
   return std::string(cwd) + "/" + path;
 }
 
-// The files a run leaves (docs/formats.md section 3): profile.json.gz,
-// rank-<R>.json.gz, and the temporaries of either (NAME.tmp.PID) that a
-// writer killed before its rename leaves behind.
+// The files a run leaves (docs/formats.md sections 3 and 4): profile.scalana,
+// profile.json.gz, rank-<R>.json.gz, and the temporaries of either
+// (NAME.tmp.PID, profile.scalana.partial) that a writer killed before its
+// rename leaves behind.
 bool IsProfileFile(const std::string &n) {
-  if (n == "profile.json.gz")
+  if (n == "profile.json.gz" || n == "profile.scalana")
     return true;
   const std::string prefix = "rank-", suffix = ".json.gz";
   if (n.size() <= prefix.size() + suffix.size() || n.compare(0, prefix.size(), prefix) != 0 ||
@@ -82,6 +83,8 @@ bool IsProfileFile(const std::string &n) {
 // Temporaries of killed writers, and the markers of ranks that could not
 // write (rank-<R>.unwritten.<REASON>): left by an earlier run, never data.
 bool IsTemporary(const std::string &n) {
+  if (n == "profile.scalana.partial")
+    return true;
   size_t at = n.find(".json.gz.tmp.");
   if (at != std::string::npos && IsProfileFile(n.substr(0, at + 8)))
     return true;
