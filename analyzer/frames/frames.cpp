@@ -407,6 +407,64 @@ bool WhereToLook(const FrameResolver::Impl &m, uint64_t f, uint32_t *object, uin
 }
 } // namespace
 
+namespace {
+// How far before an instruction of line 0 its line is looked for: a few
+// instructions (spills and reloads come in runs of one to three).
+constexpr uint64_t kLineZeroLookBack = 64;
+
+// Gives an interrupted instruction that the line tables place on line 0 the
+// line of the nearest instruction before it in the same function. Clang
+// emits line 0 for code of no one statement: the spill before a call in a
+// loop and the reload its return lands on. Such a sample fits no loop, so
+// it went to the function's vertex, i.e. to its caller's call site: in a
+// loop calling a small function every iteration, two thirds of the loop's
+// samples. The instruction before it is the statement it serves.
+void FillLineZero(FrameResolver::Impl &m, const std::vector<Context> &contexts) {
+  using Impl = FrameResolver::Impl;
+  std::vector<std::pair<uint32_t, uint64_t>> leaves, wanted;
+  std::unordered_set<uint64_t> seen;
+  for (const Context &c : contexts) {
+    uint32_t object = 0;
+    uint64_t address = 0;
+    if (c.empty() || !(c.back() & kFrameExact) || !WhereToLook(m, c.back(), &object, &address))
+      continue;
+    uint64_t key = Impl::KeyOf(object, address);
+    auto it = m.cache.find(key);
+    if (it == m.cache.end() || it->second.empty() || it->second[0].line != 0 ||
+        !seen.insert(key).second)
+      continue;
+    leaves.emplace_back(object, address);
+    for (uint64_t k = 1; k <= kLineZeroLookBack && k <= address; ++k)
+      if (!m.cache.count(Impl::KeyOf(object, address - k)))
+        wanted.emplace_back(object, address - k);
+  }
+  if (leaves.empty())
+    return;
+  m.Fetch(wanted);
+  // Those lookups are no frames of the profile: a reader that failed on
+  // them leaves no frame unplaced.
+  for (const auto &w : wanted)
+    m.unanswered.erase(Impl::KeyOf(w.first, w.second));
+  for (const auto &[object, address] : leaves) {
+    std::vector<SourceFrame> &frames = m.cache[Impl::KeyOf(object, address)];
+    for (uint64_t k = 1; k <= kLineZeroLookBack && k <= address; ++k) {
+      auto it = m.cache.find(Impl::KeyOf(object, address - k));
+      if (it == m.cache.end() || it->second.empty() || it->second.back().name != frames.back().name)
+        break; // another function, or no debug information: nothing to borrow
+      const SourceFrame &before = it->second[0];
+      if (it->second.size() != frames.size() || before.name != frames[0].name || before.line == 0)
+        continue;
+      frames[0].line = before.line;
+      frames[0].column = before.column;
+      frames[0].file = before.file;
+      frames[0].function = m.FindFunction(frames[0].name, frames[0].file, frames[0].line);
+      ++m.stats.line_zero_filled;
+      break;
+    }
+  }
+}
+} // namespace
+
 std::vector<SourceFrame> FrameResolver::Symbolize(const Context &frames) {
   std::vector<SourceFrame> out;
   for (uint64_t f : frames) {
@@ -538,6 +596,7 @@ void FrameResolver::ResolveProfile(Profile &profile) {
         wanted.emplace_back(object, address);
     }
   m.Fetch(wanted);
+  FillLineZero(m, profile.contexts);
   if (!m.unanswered.empty())
     for (const Context &c : profile.contexts)
       for (uint64_t f : c) {

@@ -38,6 +38,9 @@ struct FrameStats {
   // Frames of a shared object the PSG was not loaded with (none when the
   // PSG comes from LoadFromObjects over the profile's meta.modules).
   uint64_t frames_of_unknown_modules = 0;
+  // Interrupted instructions on line 0 given the line of the instruction
+  // before them (frames.cpp, FillLineZero).
+  uint64_t line_zero_filled = 0;
   // MPI call sites whose line holds no call of the operation the wrapper
   // saw (line 0: calls the compiler merged): placed on the function's one
   // call of it; on the first of its several calls of it (approximate); or,

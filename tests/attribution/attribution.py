@@ -13,6 +13,9 @@ and
            on one line and column; rank 0 polls with it
   contexts contexts12.c: a loop whose work grows with the rank count, reached
            from twelve call sites, each context under the share threshold
+  line0    line0.c (and line0_len.c): a loop calling a small function of
+           another file every iteration, whose spill and reload the line
+           tables give line 0
 
 Stages, one ctest entry each:
   build   the library with `-fPIC -shared`, then the program
@@ -25,7 +28,9 @@ Stages, one ctest entry each:
           call was left unplaced (macro: `scalana show` labels the polling
           calls at the MACRO line MPI_Iprobe, the operation the wrapper saw;
           contexts: the ROOT CAUSE line is non-scalable with its contexts
-          summed, and no context of it alone)
+          summed, and no context of it alone; line0: the top root cause is
+          the ROOT CAUSE line and, on the last rank, the call of its
+          function holds under a tenth of the loop's samples)
 """
 import argparse
 import re
@@ -45,7 +50,12 @@ VARIANTS = {
     "fortran": ("scalana-fc", "solver.f90", "libfsolver.so", "main_f.f90", "main_f"),
     "macro": ("scalana-cc", None, None, "macro_calls.c", "macro_calls"),
     "contexts": ("scalana-cc", None, None, "contexts12.c", "contexts12"),
+    "line0": ("scalana-cc", None, None, "line0.c", "line0"),
 }
+# more sources and flags of a variant without a library (line0: full debug
+# information is what puts the spill, not only the reload, on line 0)
+EXTRA_SOURCES = {"line0": ["line0_len.c"]}
+EXTRA_FLAGS = {"line0": ["-g"]}
 MACRO = re.compile(r"//\s*MACRO")
 SCALES = [2, 4, 8]
 
@@ -83,7 +93,9 @@ def stage_build(c):
     cc = os.path.join(c.bin_dir, c.wrapper)
     src = lambda name: os.path.join(c.programs, name)  # noqa: E731
     if not c.lib:
-        run([cc, "-O2", src(c.main_src), "-o", c.path(c.main)], cwd=c.work)
+        extra = [src(name) for name in EXTRA_SOURCES.get(c.variant, [])]
+        flags = ["-O2"] + EXTRA_FLAGS.get(c.variant, [])
+        run([cc] + flags + [src(c.main_src)] + extra + ["-o", c.path(c.main)], cwd=c.work)
         return
     run([cc, "-O2", "-fPIC", "-shared", src(c.lib_src), "-o", c.path(c.lib)], cwd=c.work)
     link = ["-L", c.work, "-l" + c.lib[3:-3]] if c.variant != "dlopen" else ["-ldl"]
@@ -94,6 +106,11 @@ def stage_build(c):
 def stage_psg(c):
     if c.variant == "contexts":
         return  # nothing of its own: the PSG is the one e2e checks for every example
+    if c.variant == "line0":
+        graph = json.loads(run([c.scalana, "psg", "--format", "json", c.path(c.main)]))
+        if not [v for v in graph["vertices"] if v["kind"] == "loop" and v["line"] == c.rc_line]:
+            raise Failure(f"no loop at {c.main_src}:{c.rc_line} in the PSG of {c.main}")
+        return
     if not c.lib:
         graph = json.loads(run([c.scalana, "psg", "--format", "json", c.path(c.main)]))
         ops = sorted(v["label"] for v in graph["vertices"]
@@ -160,9 +177,41 @@ def check_line_summed(c):
                       "longer tests the sum over contexts")
 
 
+def check_line_zero(c):
+    """The samples of the loop's line-0 instructions stay in the loop."""
+    last = max(SCALES) - 1
+    text = run([c.scalana, "show", "--rank", str(last), c.run_dir(max(SCALES))])
+    row = re.compile(r"^\s+(\d+)\s+[\d.]+\s+(\w+) (.*)$")
+    in_loop = in_call = 0
+    for line in text.splitlines():
+        m = row.match(line)
+        if not m:
+            continue
+        if m.group(2) == "loop" and f"{c.main_src}:{c.rc_line} " in m.group(3) + " ":
+            in_loop += int(m.group(1))
+        elif m.group(2) == "call" and re.match(r"Relax \S*" + re.escape(c.main_src) + ":",
+                                               m.group(3)):
+            in_call += int(m.group(1))
+    log(f"rank {last}: {in_loop} samples in the loop at line {c.rc_line}, {in_call} on the "
+        "call of Relax in main")
+    if in_loop == 0 or in_call * 10 > in_loop:
+        raise Failure(f"rank {last}: the call of Relax holds {in_call} samples against the "
+                      f"loop's {in_loop}: the loop's line-0 instructions went to its caller\n"
+                      f"{text}")
+    runs = [c.run_dir(np) for np in SCALES]
+    doc = json.loads(run([c.scalana, "detect", "--format", "json"] + runs))
+    top = (doc.get("root_causes") or [{}])[0]
+    got = (os.path.basename(top.get("file", "")), top.get("line"), top.get("ranks"))
+    if got != (c.main_src, c.rc_line, [last]):
+        raise Failure(f"top root cause {got}, expected {c.main_src}:{c.rc_line} on [{last}]")
+
+
 def stage_detect(c):
     if c.variant == "contexts":
         check_line_summed(c)
+        return
+    if c.variant == "line0":
+        check_line_zero(c)
         return
     if not c.lib:
         check_macro_labels(c)
