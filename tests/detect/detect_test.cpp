@@ -1072,6 +1072,47 @@ TEST(DetectRanking, OneLineInTwoContextsIsOneCauseWithTheirCostsSummed) {
   EXPECT_EQ(at_line, 1);
 }
 
+TEST(DetectNonScalable, ALinesOtherContextsAreSummedWhenOneIsReportedAlone) {
+  // contexts12's boundary loop: sampling a periodic step can give one of
+  // its contexts enough samples to pass alone; the others, each under the
+  // share threshold, are the same growth and must still be found summed.
+  FnBuilder main{"main"}, bnd{"Boundary", 90};
+  std::vector<uint32_t> calls;
+  for (uint32_t i = 0; i < 4; ++i)
+    calls.push_back(main.Add(0, VertexKind::Call, 30 + i, "Boundary"));
+  uint32_t interior = main.Add(0, VertexKind::Loop, 20);
+  uint32_t loop = bnd.Add(0, VertexKind::Loop, 100);
+  Psg psg = Psg::Build({main.fn, bnd.fn});
+  std::vector<scalana::Run> runs;
+  for (int p : {2, 4, 8}) {
+    ProfileBuilder b(p, 1000);
+    std::vector<uint32_t> ctx;
+    for (uint32_t c : calls) {
+      b.p.contexts.push_back({main.Id(c), bnd.Id(loop)});
+      ctx.push_back(uint32_t(b.p.contexts.size() - 1));
+    }
+    for (int r = 0; r < p; ++r) {
+      b.Cpu(r, main.Id(interior), 1.0);
+      for (size_t i = 0; i < ctx.size(); ++i) {
+        double t = (i == 0 ? 0.01 : 0.0012) * p; // at 8: 8%, then 0.95% each
+        b.p.ranks[r].vertices.push_back({ctx[i], uint64_t(t * 1000), t, {}});
+      }
+    }
+    runs.push_back(BuildRun(psg, b.p, "np" + std::to_string(p)));
+  }
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(psg, runs, o);
+  size_t alone = 0, summed = 0;
+  for (const NonScalableVertex &ns : res.non_scalable)
+    if (psg.vertex(ns.vertex).loc.line == 100) {
+      alone += ns.contexts == 1;
+      summed += ns.contexts == 3;
+    }
+  EXPECT_EQ(alone, 1u);
+  EXPECT_EQ(summed, 1u); // the three contexts not reported alone
+}
+
 TEST(DetectReport, ComputationCostIsAShareOfTheRanksCpuTime) {
   // Rank 5's relax costs 2 s over the median; the rank's CPU clock read
   // 10 s (its MPI polling included). The cost is 20% of that CPU time.
