@@ -828,12 +828,12 @@ Profile ReadProfile(const std::string &run_dir) {
     std::vector<int> ranks;
     for (const auto &[rank, why] : found.unwritten)
       ranks.push_back(rank);
-    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz: " +
+    throw Error(run_dir + ": no profile.scalana, profile.json.gz or rank-*.json.gz: " +
                 DescribeUnwritten(ranks, found.unwritten.begin()->second) +
                 "; free space there, or choose another --output, and re-run");
   }
   if (found.files.empty())
-    throw Error(run_dir + ": no profile.json.gz and no rank-*.json.gz; the program did not run "
+    throw Error(run_dir + ": no profile.scalana, profile.json.gz or rank-*.json.gz; the program did not run "
                           "under `scalana prof`, or died before the profiler could write");
   return detail::MergeRankFiles(run_dir, std::move(found));
 }
