@@ -181,35 +181,54 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
         std::printf(" %s=%llu", Safe(what).c_str(), (unsigned long long)n);
       std::printf("\n");
     }
-    std::vector<VertexRow> rows = r.vertices;
-    std::sort(rows.begin(), rows.end(),
-              [](const VertexRow &a, const VertexRow &b) { return a.samples > b.samples; });
+    // Each table largest first, ties by the printed line: an order of what
+    // the rows say, not of context numbers (which a format-3 group
+    // renumbers), so both formats of one run print alike.
+    using Line = std::pair<double, std::string>;
+    auto print_sorted = [](std::vector<Line> lines) {
+      std::sort(lines.begin(), lines.end(), [](const Line &a, const Line &b) {
+        return a.first != b.first ? a.first > b.first : a.second < b.second;
+      });
+      for (const Line &l : lines)
+        std::printf("%s\n", l.second.c_str());
+    };
+    char buf[256];
     std::printf("   %-9s %9s %s%s\n", "samples", "cpu s",
                 counters.empty() ? "" : (counters + "  ").c_str(), "vertex");
-    for (const VertexRow &v : rows) {
+    std::vector<Line> lines;
+    for (const VertexRow &v : r.vertices) {
       std::string c;
       for (double x : v.counters) { // up to 2^64: no cast to an integer type
         char num[32];
         std::snprintf(num, sizeof num, "%.0f ", x);
         c += num;
       }
-      std::printf("   %-9llu %9.3f %s%s\n", (unsigned long long)v.samples, v.cpu_seconds, c.c_str(),
-                  Safe(Describe(p, res, v.ctx)).c_str());
+      std::snprintf(buf, sizeof buf, "   %-9llu %9.3f ", (unsigned long long)v.samples,
+                    v.cpu_seconds);
+      lines.push_back({double(v.samples), buf + c + Safe(Describe(p, res, v.ctx))});
     }
+    print_sorted(std::move(lines));
     if (!r.mpi.empty()) {
       std::printf("   %-9s %9s %12s  %s\n", "mpi calls", "seconds", "bytes", "vertex");
-      for (const MpiRow &x : r.mpi)
-        std::printf("   %-9llu %9.4f %12llu  %s\n", (unsigned long long)x.calls, x.seconds,
-                    (unsigned long long)x.bytes, Safe(Describe(p, res, x.ctx)).c_str());
+      lines.clear();
+      for (const MpiRow &x : r.mpi) {
+        std::snprintf(buf, sizeof buf, "   %-9llu %9.4f %12llu  ", (unsigned long long)x.calls,
+                      x.seconds, (unsigned long long)x.bytes);
+        lines.push_back({x.seconds, buf + Safe(Describe(p, res, x.ctx))});
+      }
+      print_sorted(std::move(lines));
     }
     if (!r.deps.empty()) {
       std::printf("   %-5s %5s %5s %-14s %7s %10s %9s  %s\n", "dep", "peer", "tag", "comm", "count",
                   "bytes", "wait s", "vertex");
-      for (const DepRow &d : r.deps)
-        std::printf("   %-5s %5d %5d %-14s %7llu %10llu %9.4f  %s\n", ToString(d.kind), d.peer,
-                    d.tag, Members(p, d.comm).c_str(), (unsigned long long)d.count,
-                    (unsigned long long)d.bytes, d.wait_seconds,
-                    Safe(Describe(p, res, d.ctx)).c_str());
+      lines.clear();
+      for (const DepRow &d : r.deps) {
+        std::snprintf(buf, sizeof buf, "   %-5s %5d %5d %-14s %7llu %10llu %9.4f  ",
+                      ToString(d.kind), d.peer, d.tag, Members(p, d.comm).c_str(),
+                      (unsigned long long)d.count, (unsigned long long)d.bytes, d.wait_seconds);
+        lines.push_back({d.wait_seconds, buf + Safe(Describe(p, res, d.ctx))});
+      }
+      print_sorted(std::move(lines));
     }
   }
 }
