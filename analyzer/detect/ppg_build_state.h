@@ -1,0 +1,171 @@
+// The state of a RunBuilder (ppg_build.h) while a run's parts arrive, shared
+// by the two halves of the build: ppg_build.cpp takes the parts in,
+// ppg_build_finish.cpp matches the messages and compacts the arrays.
+#pragma once
+
+#include "detect/ppg_build.h"
+#include "detect/ppg_threads.h"
+#include "scalana/sampling_checks.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <numeric>
+#include <unordered_map>
+
+namespace scalana {
+
+namespace ppg_build {
+
+// Preference among several vertices carrying rows for the same message: the
+// call that starts the transfer (Send/Isend/Recv/Irecv) says when the data was
+// ready or the receive was posted; the Wait that completed it says less.
+inline int InitiatorRank(const Psg &psg, VertexId v) {
+  MpiClass c = psg.vertex(v).mpi_class;
+  if (c == MpiClass::P2PBlocking || c == MpiClass::P2PNonBlocking)
+    return 0;
+  if (c == MpiClass::Completion)
+    return 2;
+  return 1;
+}
+
+struct ContextHash {
+  size_t operator()(const Context &c) const {
+    uint64_t h = 1469598103934665603ull;
+    for (uint64_t f : c)
+      h = (h ^ f) * 1099511628211ull;
+    return size_t(h);
+  }
+};
+
+struct Resolved {
+  VertexId vertex = kNoVertex;
+  bool approximated = false, outside = false;
+};
+
+// A communicator's members, hashed from its size and a few members: a world
+// communicator is compared in full only against the one it may equal.
+inline uint64_t CommHash(const std::vector<int> &m) {
+  uint64_t h = m.size() * 0x9e3779b97f4a7c15ull;
+  const size_t n = m.size();
+  for (size_t k : {size_t(0), n / 3, n / 2, n - 1})
+    if (k < n)
+      h = (h ^ uint64_t(uint32_t(m[k]))) * 1099511628211ull;
+  return h;
+}
+
+// The message numbers of one edge during the build, in 8 bytes: one range
+// that fits 32 bits inline (the usual row: messages 1 to n), else FIRST =
+// kOverflow and LAST an index into the overflow store; {0, 0}: none.
+struct SeqRef {
+  uint32_t first = 0, last = 0;
+};
+inline constexpr uint32_t kOverflow = UINT32_MAX;
+
+// The ranks' fields other than rows that the run's warnings read.
+inline bool Notable(const RankData &r) {
+  return r.snapshot || r.end_signal || !r.unwritten.empty() || !r.errors.empty() ||
+         r.sampling_blocked > 0 || !r.thread_info.empty();
+}
+
+// A type, not a function: the sorts and searches over 10^8 edges inline it.
+struct EdgeOrder {
+  bool operator()(const DepEdge &x, const DepEdge &y) const {
+    return x.rank != y.rank ? x.rank < y.rank : x.peer_rank < y.peer_rank;
+  }
+};
+inline constexpr EdgeOrder EdgeBefore{};
+
+// Sorts EDGES[start..] (and REFS with them) by (rank, peer), keeping the
+// rows' order among equals.
+inline void SortEdges(std::vector<DepEdge> &edges, std::vector<SeqRef> &refs, size_t start) {
+  if (std::is_sorted(edges.begin() + start, edges.end(), EdgeBefore))
+    return;
+  std::vector<uint32_t> order(edges.size() - start);
+  std::iota(order.begin(), order.end(), uint32_t(start));
+  std::stable_sort(order.begin(), order.end(),
+                   [&](uint32_t a, uint32_t b) { return EdgeBefore(edges[a], edges[b]); });
+  std::vector<DepEdge> e(order.size());
+  std::vector<SeqRef> r(order.size());
+  for (size_t k = 0; k < order.size(); ++k)
+    e[k] = edges[order[k]], r[k] = refs[order[k]];
+  std::copy(e.begin(), e.end(), edges.begin() + start);
+  std::copy(r.begin(), r.end(), refs.begin() + start);
+}
+
+} // namespace ppg_build
+using namespace ppg_build;
+
+struct RunBuilder::State {
+  Psg &psg;
+  ProgressFn progress;
+  Run run;
+  bool started = false;
+  int declared = 0;
+  int max_rank = -1;
+  size_t cap = 0; // world ranks the arrays below hold
+  std::vector<uint8_t> seen;
+  std::unordered_map<Context, Resolved, ContextHash> contexts;
+  std::unordered_multimap<uint64_t, uint32_t> comm_ids;
+  uint64_t rate_samples = 0;
+  double rate_seconds = 0;
+  size_t ncounters = 0;
+  std::vector<std::vector<SeqRef>> seq_refs; // per series, parallel to its edges
+  std::vector<std::vector<SeqRange>> seq_overflow;
+  std::vector<std::pair<size_t, size_t>> touched; // (series, first new edge) of one rank
+  Profile summary; // meta, unwritten markers, notable ranks without rows
+  size_t parts = 0, ranks_added = 0;
+
+  State(Psg &p, const std::string &label, const ProgressFn &prog) : psg(p), progress(prog) {
+    run.label = label;
+  }
+
+  VertexSeries &SeriesOf(VertexId v) {
+    if (size_t(v) >= run.slot_of_vertex.size())
+      run.slot_of_vertex.resize(size_t(v) + 1, -1);
+    if (run.slot_of_vertex[v] < 0) {
+      run.slot_of_vertex[v] = int32_t(run.series.size());
+      run.series.emplace_back();
+      run.series.back().vertex = v;
+      seq_refs.emplace_back();
+    }
+    return run.series[run.slot_of_vertex[v]];
+  }
+
+  // Arrays are indexed by world rank while parts arrive (compacted to slots
+  // at the end): grown only for profiles that do not declare their size.
+  void Reserve(size_t n) {
+    if (n <= cap)
+      return;
+    cap = n;
+    seen.resize(cap, 0);
+    run.rank_cpu.resize(cap, 0.f);
+    for (VertexSeries &s : run.series) {
+      if (!s.cpu.empty())
+        s.cpu.resize(cap, 0.f);
+      if (!s.mpi.empty())
+        s.mpi.resize(cap, 0.f), s.calls.resize(cap, 0);
+      if (!s.counters.empty())
+        s.counters.resize(cap * ncounters, 0.f);
+    }
+    if (!run.omp_threads.empty())
+      run.omp_threads.resize(cap, 0);
+  }
+
+  uint32_t CommId(const std::vector<int> &members, int occurrence) {
+    uint64_t h = CommHash(members);
+    auto [b, e] = comm_ids.equal_range(h);
+    int same = 0;
+    for (auto it = b; it != e; ++it)
+      if (run.comms[it->second] == members && same++ == occurrence)
+        return it->second;
+    uint32_t id = uint32_t(run.comms.size());
+    run.comms.push_back(members);
+    comm_ids.emplace(h, id);
+    return id;
+  }
+
+  void AddPart(const Profile &part);
+  Run Finish();
+};
+
+} // namespace scalana
