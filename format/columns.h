@@ -14,6 +14,29 @@ inline constexpr uint64_t kColumnsLayout = 1; // the first varint of the inflate
 // communicator a few bytes; this bounds what a hostile block makes of them).
 inline constexpr uint64_t kMaxBlockCommMembers = uint64_t(8) * kMaxWorldSize;
 
+// The per-rank scalar columns of a block, in their order in the block:
+// the encoder writes and the decoder reads them by these indices.
+enum RankColumn {
+  kRank,
+  kHost,
+  kPid,
+  kThreads,
+  kWall,
+  kSamples,
+  kDropped,
+  kCpu,
+  kBlocked,
+  kEnd,
+  kNVert,
+  kNMpi,
+  kNDeps,
+  kNInfo,
+  kNTv,
+  kNOmp,
+  kNErr,
+  kRankCols
+};
+
 // GROUP's ranks, contexts, communicators and meta.modules (nothing else of
 // its meta) in the columnar layout, deflated.
 std::string EncodeColumns(const Profile &group);

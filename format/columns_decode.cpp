@@ -150,26 +150,6 @@ struct Block {
   void Ranks(uint64_t nranks);
 };
 
-enum {
-  kRank,
-  kHost,
-  kPid,
-  kThreads,
-  kWall,
-  kSamples,
-  kDropped,
-  kCpu,
-  kBlocked,
-  kEnd,
-  kNVert,
-  kNMpi,
-  kNDeps,
-  kNInfo,
-  kNTv,
-  kNOmp,
-  kNErr,
-  kRankCols
-};
 const char *const kRankColNames[kRankCols] = {"ranks.rank",
                                               "ranks.host",
                                               "ranks.pid",

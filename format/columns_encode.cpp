@@ -123,26 +123,6 @@ std::string EncodeColumns(const Profile &g) {
   PutComms(comms, g.comms);
 
   Strings strings;
-  enum {
-    kRank,
-    kHost,
-    kPid,
-    kThreads,
-    kWall,
-    kSamples,
-    kDropped,
-    kCpu,
-    kBlocked,
-    kEnd,
-    kNVert,
-    kNMpi,
-    kNDeps,
-    kNInfo,
-    kNTv,
-    kNOmp,
-    kNErr,
-    kRankCols
-  };
   ByteWriter rc[kRankCols];
   ByteWriter err[2], vert[4], mpi[5], deps[9], info[4], tv[4], omp[8];
   int prev_rank = -1;

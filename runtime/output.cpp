@@ -4,6 +4,7 @@
 // profile (docs/formats.md section 3; the writer thread and the endings are in
 // writer.cpp). Also the library's load-time setup. Nothing here may stop the
 // program: failures are counted or printed as one line, never thrown.
+#include "compress.h"
 #include "config.h"
 #include "final_profile.h"
 #include "modules.h"
@@ -18,7 +19,6 @@
 #include <signal.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include <zlib.h>
 
 #include <cerrno>
 #include <cstdio>
@@ -242,23 +242,7 @@ void ClearNoSpace() {
 
 // A gzip member of TEXT. Level 1: rank files are small and written while the
 // rank may have a millisecond left (docs/runtime.md, "Output").
-std::string Gzip(const std::string &text) {
-  z_stream zs;
-  std::memset(&zs, 0, sizeof zs);
-  if (deflateInit2(&zs, 1, Z_DEFLATED, 15 + 16, 8, Z_DEFAULT_STRATEGY) != Z_OK)
-    throw std::runtime_error("deflateInit2 failed");
-  std::string out(deflateBound(&zs, uLong(text.size())), '\0');
-  zs.next_in = reinterpret_cast<Bytef *>(const_cast<char *>(text.data()));
-  zs.avail_in = uInt(text.size());
-  zs.next_out = reinterpret_cast<Bytef *>(out.data());
-  zs.avail_out = uInt(out.size());
-  int rc = deflate(&zs, Z_FINISH);
-  out.resize(zs.total_out);
-  deflateEnd(&zs);
-  if (rc != Z_STREAM_END)
-    throw std::runtime_error("deflate failed");
-  return out;
-}
+std::string Gzip(const std::string &text) { return detail::Gzip(text, 1); }
 
 // BYTES into PATH through PATH.tmp.PID and rename, so the file is whole at
 // every moment. A snapshot's rename is skipped once the rank is ending: from
