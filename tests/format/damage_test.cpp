@@ -33,7 +33,7 @@ struct File {
     container::PutU32(b + 60, container::Crc32(b, 60));
   }
   std::string Error() {
-    WriteAll(path, bytes);
+    WriteFile(path, bytes);
     return ErrorOf([&] { ReadProfile(dir.path); });
   }
 };

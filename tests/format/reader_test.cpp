@@ -18,7 +18,7 @@ container::GroupEntry Entry(const std::string &file, size_t k) {
 void FlipByte(const std::string &file, uint64_t at) {
   std::string bytes = ReadAll(file);
   bytes[at] = char(bytes[at] ^ 0x20);
-  WriteAll(file, bytes);
+  WriteFile(file, bytes);
 }
 
 std::vector<int> RanksOf(const Profile &p) {

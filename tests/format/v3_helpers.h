@@ -1,9 +1,11 @@
-// What the format-3 tests share: a temporary directory, profiles shaped
+// What the format-3 tests share beside the reader tests' helpers
+// (reader_helpers.h: a temporary directory, EXPECT_HAS): profiles shaped
 // like real runs (threads, modules, OpenMP rows, message ranges, ranks that
 // ended early), a comparison that ignores how tables are numbered, and the
 // message a reader gives.
 #pragma once
 
+#include "../robustness/reader_helpers.h"
 #include "group_split.h"
 #include "scalana/profile.h"
 #include "scalana/profile_v3.h"
@@ -19,30 +21,11 @@
 
 namespace scalana::test {
 
-#define EXPECT_HAS(text, part)                                                                     \
-  EXPECT_NE(std::string(text).find(part), std::string::npos) << "in: " << (text)
-
-struct TempDir {
-  std::string path;
-  TempDir() {
-    char tmpl[] = "/tmp/scalana-v3-XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path, ec);
-  }
-  std::string operator/(const std::string &name) const { return path + "/" + name; }
-};
-
 inline std::string ReadAll(const std::string &path) {
   std::ifstream in(path, std::ios::binary);
   std::stringstream s;
   s << in.rdbuf();
   return s.str();
-}
-inline void WriteAll(const std::string &path, const std::string &bytes) {
-  std::ofstream(path, std::ios::binary | std::ios::trunc) << bytes;
 }
 
 // A run of NRANKS ranks with everything format 2 carries: two shared
