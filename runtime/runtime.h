@@ -58,7 +58,6 @@ void GiveDescriptors(ThreadSamples *t, int n);
 // source (signal_safe/tick_rescue.cpp; async-signal-safe). Called on the
 // thread itself, at its samples and at OpenMP region ends.
 void RescueFromTick(ThreadSamples *t, uint64_t now_cpu_ns);
-uint64_t ThreadsRescuedFromTick();
 bool StartCounters(ThreadSamples *t, std::string *why);
 void StopSources(ThreadSamples *t);
 // Descriptors the perf source and the counters may hold in all: a small

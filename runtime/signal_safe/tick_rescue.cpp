@@ -32,10 +32,7 @@ constexpr uint64_t kTickNs = 4'000'000;
 // merely on a shared machine (then every thread's rate is low together, and
 // moving them all to perf would cost its interrupt at every context switch).
 std::atomic<uint64_t> g_best_rate{0};
-std::atomic<uint64_t> g_rescued{0};
 } // namespace
-
-uint64_t ThreadsRescuedFromTick() { return g_rescued.load(std::memory_order_relaxed); }
 
 void RescueFromTick(ThreadSamples *t, uint64_t now_cpu_ns) {
   if (!Sampler().tick_rescue || t->tick_rescue != 0 || !t->has_timer || t->perf_fd >= 0 ||
@@ -72,7 +69,6 @@ void RescueFromTick(ThreadSamples *t, uint64_t now_cpu_ns) {
   t->has_timer = 0;
   t->posix_timer = nullptr;
   timer_delete(timer);
-  g_rescued.fetch_add(1, std::memory_order_relaxed);
   t->tick_rescue = 1;
 }
 
