@@ -23,7 +23,7 @@ table{border-collapse:collapse;font-size:.85em}td,th{border:1px solid #ddd;paddi
 pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
 .cause{border:1px solid #ccc;border-radius:4px;padding:.5em 1em;margin:.8em 0;display:flex;flex-wrap:wrap;gap:0 1.5em}
 .cause .facts{flex:1 1 520px}.cause .rankbars{flex:1 1 100%}.meta{font-size:.9em;color:#444}
-#cause-table td,#cause-table th{padding:3px 8px;vertical-align:top}#cause-table .where{font-family:monospace;font-weight:bold}
+#cause-table td,#cause-table th{padding:3px 8px;vertical-align:top}#cause-table .where{font-family:monospace;font-weight:bold;white-space:nowrap}
 .inconclusive{margin:.3em 0}#ppg g.edge:target path{stroke-width:6}
 .heat td{width:14px;height:14px;padding:0}.warn{color:#a40}
 .prob{font-weight:bold;color:#b00}details summary{cursor:pointer}
