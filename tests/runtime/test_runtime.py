@@ -407,9 +407,17 @@ def case_own_sigprof(args):
         check(m, "the program reports its ticks: %s" % stdout)
         return int(m.group(1)) / float(m.group(2))
 
-    alone = ticks(run(mpirun(1) + [exe]).stdout)
-    out, p = profile_run(args, exe, np=1)
-    profiled_rate = ticks(p.stdout)
+    # ITIMER_PROF is charged a whole kernel tick at a time: on a loaded
+    # machine the program alone can see 140 ticks per CPU second. Such a
+    # pair says nothing of the profiler, so it is measured again (up to
+    # three pairs); the profiled rate is judged against a sane one alone.
+    for attempt in range(3):
+        alone = ticks(run(mpirun(1) + [exe]).stdout)
+        out, p = profile_run(args, exe, np=1)
+        profiled_rate = ticks(p.stdout)
+        if 50 <= alone <= 130:
+            break
+        print("the program alone saw %.0f ticks per CPU second (load?): measuring again" % alone)
     check(50 <= alone <= 130 and 0.6 * alone <= profiled_rate <= 1.5 * alone,
           "the program's own ticks per CPU second: %.0f alone, %.0f profiled" % (alone, profiled_rate))
     shown = Shown(args, out, src)
