@@ -9,7 +9,12 @@ maximum over ranks: the same values). Prints per vertex the true form,
 ScalAna's model, Extra-P's, and the error of ScalAna's prediction at 8
 against the measured run; then the three totals the targets name.
 
-usage: bench_models.py --bin BUILD/bin [--venv VENV] [--unit N]
+Each scale is run --reps times (default 3): `scalana detect` averages the
+merged values of runs at one rank count, and Extra-P takes them as the
+repetitions of one point. On 2 shared cores one run per scale leaves too
+much noise to tell log2(p) from p^(1/4) over 1..6 ranks.
+
+usage: bench_models.py --bin BUILD/bin [--venv VENV] [--unit N] [--reps N]
 """
 import argparse
 import json
@@ -76,6 +81,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--venv", default="")
     ap.add_argument("--unit", type=int, default=20000000)
+    ap.add_argument("--reps", type=int, default=3, help="runs per scale (repetitions)")
     ap.add_argument("--reuse", default="", help="the runs of an earlier invocation: model only")
     args = ap.parse_args()
     work = args.reuse or tempfile.mkdtemp(prefix="scalana-bench-models-")
@@ -83,29 +89,32 @@ def main():
     if not args.reuse:
         subprocess.run([os.path.join(args.bin, "scalana-cc"), "-O2", "-g",
                         os.path.join(HERE, "models.c"), "-o", exe, "-lm"], check=True)
-    runs = {}
-    for p in SCALES + [HELD_OUT]:
-        d = os.path.join(work, "np%d" % p)
-        runs[p] = d
-        if args.reuse:
-            continue
-        subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(p),
-                        os.path.join(args.bin, "scalana"), "prof", "-f", "-o", d,
-                        "--experiment", "weak", "--", exe, str(args.unit)],
-                       check=True, env=env(), stdout=subprocess.DEVNULL)
-    fit = [runs[p] for p in SCALES]
+    if args.reps < 1:
+        ap.error("--reps takes a whole number of at least 1")
+    runs = {}  # ranks -> run directories, one per repetition
+    for rep in range(args.reps):  # repetitions interleaved, so load hits every scale alike
+        for p in SCALES + [HELD_OUT]:
+            d = os.path.join(work, "np%d.r%d" % (p, rep))
+            runs.setdefault(p, []).append(d)
+            if args.reuse:
+                continue
+            subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(p),
+                            os.path.join(args.bin, "scalana"), "prof", "-f", "-o", d,
+                            "--experiment", "weak", "--", exe, str(args.unit)],
+                           check=True, env=env(), stdout=subprocess.DEVNULL)
+    fit = [d for p in SCALES for d in runs[p]]
     det = subprocess.run([os.path.join(args.bin, "scalana"), "detect", "--predict",
                           str(HELD_OUT), "--format", "json"] + fit,
                          check=True, capture_output=True, text=True)
     pred = {(v["function"], v["name"]): v for v in json.loads(det.stdout)["prediction"]["vertices"]}
     full = subprocess.run([os.path.join(args.bin, "scalana"), "detect", "--predict",
-                           str(HELD_OUT), "--format", "json"] + fit + [runs[HELD_OUT]],
+                           str(HELD_OUT), "--format", "json"] + fit + runs[HELD_OUT],
                           check=True, capture_output=True, text=True)
-    measured = {}
+    measured = {}  # the mean of the repetitions at the held-out scale
     for v in json.loads(full.stdout)["prediction"]["vertices"]:
-        for m in v["measured"]:
-            if m["ranks"] == HELD_OUT:
-                measured[(v["function"], v["name"])] = m["time"]
+        at = [m["time"] for m in v["measured"] if m["ranks"] == HELD_OUT]
+        if at:
+            measured[(v["function"], v["name"])] = sum(at) / len(at)
     export = os.path.join(work, "extrap.json")
     subprocess.run([os.path.join(args.bin, "scalana"), "export", "--format", "extrap",
                     "-o", export] + fit, check=True, stdout=subprocess.DEVNULL)
@@ -148,7 +157,7 @@ def main():
         print("prediction error at %d ranks (CPU vertices): median %.1f%%, max %.1f%%"
               % (HELD_OUT, 100 * sorted(errors)[len(errors) // 2], 100 * max(errors)))
     print("leading term agrees with Extra-P's: %d of %d vertices" % (agree, compared))
-    print("runs in", work)
+    print("%d run(s) per scale; runs in %s" % (args.reps, work))
 
 
 if __name__ == "__main__":
