@@ -114,7 +114,7 @@ struct Block {
     for (uint64_t i = 0; i < n; ++i) {
       std::string at = "comms[" + std::to_string(i) + "]";
       uint64_t runs = c.Var();
-      std::vector<int> members;
+      CommMembers members;
       int64_t prev = 0;
       for (uint64_t k = 0; k < runs; ++k) {
         // Hostile values must not overflow: every step is checked.
@@ -138,8 +138,11 @@ struct Block {
         if (__builtin_mul_overflow(stride, int64_t(count - 1), &span) ||
             __builtin_add_overflow(first, span, &last) || last < 0 || last >= ranks_limit)
           outside("a run's last member");
-        for (uint64_t m = 0; m < count; ++m)
-          members.push_back(int(first + stride * int64_t(m)));
+        // In range: FIRST and LAST are ranks, and the runs' stride fits an int
+        // (a rank's difference) unless the run has one member.
+        if (count > 1 && (stride < INT32_MIN || stride > INT32_MAX))
+          outside("a run's second member");
+        members.AppendRun(int(first), count > 1 ? int(stride) : 0, uint32_t(count));
         prev = last;
       }
       p.comms.push_back(std::move(members));

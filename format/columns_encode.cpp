@@ -53,28 +53,19 @@ void PutContexts(ByteWriter &w, const std::vector<Context> &contexts) {
 
 // Members as arithmetic runs (first, count, stride): a world communicator,
 // or every other rank, is one run.
-void PutComms(ByteWriter &w, const std::vector<std::vector<int>> &comms) {
+// Each communicator as its canonical runs (CommMembers), every run's first
+// member relative to the last member of the run before it.
+void PutComms(ByteWriter &w, const std::vector<CommMembers> &comms) {
   w.Var(comms.size());
-  for (const auto &m : comms) {
-    ByteWriter runs;
-    uint64_t nruns = 0;
+  for (const CommMembers &m : comms) {
+    w.Var(m.runs().size());
     int64_t prev = 0;
-    for (size_t i = 0; i < m.size();) {
-      size_t j = i + 1;
-      int64_t stride = j < m.size() ? int64_t(m[j]) - m[i] : 0;
-      while (j < m.size() && int64_t(m[j]) - m[j - 1] == stride)
-        ++j;
-      if (j - i == 1)
-        stride = 0;
-      runs.Signed(int64_t(m[i]) - prev);
-      runs.Var(j - i);
-      runs.Signed(stride);
-      prev = int64_t(m[j - 1]);
-      ++nruns;
-      i = j;
+    for (const CommMembers::Run &r : m.runs()) {
+      w.Signed(int64_t(r.first) - prev);
+      w.Var(r.count);
+      w.Signed(r.stride);
+      prev = int64_t(r.first) + int64_t(r.stride) * (r.count - 1);
     }
-    w.Var(nruns);
-    w.out += runs.out;
   }
 }
 

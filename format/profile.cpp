@@ -35,6 +35,14 @@ using detail::Size;
 constexpr const char *kFormatName = "scalana-profile";
 constexpr int kFormatVersion = 2; // 2: contexts are frames, not instrumentation ids
 
+// Format 2 lists every member.
+json CommsJson(const std::vector<CommMembers> &comms) {
+  json out = json::array();
+  for (const CommMembers &m : comms)
+    out.push_back(m.ToVector());
+  return out;
+}
+
 json MetaToJson(const ProfileMeta &m) {
   json s = {{"source", m.sampling.source},
             {"hz", m.sampling.hz},
@@ -118,7 +126,7 @@ json ToJson(const Profile &p) {
   }
   return {{"format", kFormatName},      {"version", kFormatVersion},
           {"meta", MetaToJson(p.meta)}, {"contexts", std::move(contexts)},
-          {"comms", p.comms},           {"ranks", std::move(ranks)}};
+          {"comms", CommsJson(p.comms)},           {"ranks", std::move(ranks)}};
 }
 
 DepKind ParseDepKind(const std::string &s) {
@@ -456,8 +464,7 @@ Profile FromJson(const json &j) {
     if (c.size() > size_t(ranks_limit))
       Bad(cp, "has " + std::to_string(c.size()) + " members, more than the " +
                   std::to_string(ranks_limit) + " ranks of the run");
-    std::vector<int> members;
-    members.reserve(c.size());
+    CommMembers members;
     for (size_t k = 0; k < c.size(); ++k) {
       Path at = Element(cp, k, "world rank");
       members.push_back(int(Int(c[k], at, 0, INT32_MAX)));
@@ -896,7 +903,7 @@ Profile MergeRankFiles(const std::string &run_dir, RankFiles found) {
 Profile MergeProfiles(std::vector<Profile> parts) {
   Profile merged;
   std::map<Context, uint32_t> ctx_index;
-  std::map<std::vector<int>, uint32_t> comm_index;
+  std::map<CommMembers, uint32_t> comm_index;
   std::vector<ModuleInfo> merged_modules;
   bool first = true;
   for (Profile &part : parts) {

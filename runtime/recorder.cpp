@@ -1757,7 +1757,7 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
     r.deps.push_back(std::move(row));
   }
   p.contexts = s.contexts;
-  p.comms = s.comms;
+  p.comms.assign(s.comms.begin(), s.comms.end());
   return true;
 }
 

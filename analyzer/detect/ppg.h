@@ -65,7 +65,7 @@ struct Run {
   std::vector<int> ranks;            // world rank of each slot, ascending
   std::vector<int32_t> slot_of_rank; // world rank -> slot, -1 when the rank is missing
   std::vector<int> missing_ranks;
-  std::vector<std::vector<int>> comms;
+  std::vector<CommMembers> comms;
   std::vector<VertexSeries> series;
   std::vector<int32_t> slot_of_vertex; // VertexId -> index into series, -1: no data
   std::vector<float> rank_total;       // inclusive time of the root per slot

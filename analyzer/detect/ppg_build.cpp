@@ -69,7 +69,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
   for (size_t i = 0; i < part.comms.size(); ++i) {
     int k = 0;
     for (size_t j = 0; j < i; ++j)
-      k += part.comms[j].size() == part.comms[i].size() && part.comms[j] == part.comms[i];
+      k += part.comms[j] == part.comms[i];
     comm[i] = CommId(part.comms[i], k);
   }
 

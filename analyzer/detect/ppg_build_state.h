@@ -42,17 +42,6 @@ struct Resolved {
   bool approximated = false, outside = false;
 };
 
-// A communicator's members, hashed from its size and a few members: a world
-// communicator is compared in full only against the one it may equal.
-inline uint64_t CommHash(const std::vector<int> &m) {
-  uint64_t h = m.size() * 0x9e3779b97f4a7c15ull;
-  const size_t n = m.size();
-  for (size_t k : {size_t(0), n / 3, n / 2, n - 1})
-    if (k < n)
-      h = (h ^ uint64_t(uint32_t(m[k]))) * 1099511628211ull;
-  return h;
-}
-
 // The message numbers of one edge during the build, in 8 bytes: one range
 // that fits 32 bits inline (the usual row: messages 1 to n), else FIRST =
 // kOverflow and LAST an index into the overflow store; {0, 0}: none.
@@ -105,7 +94,7 @@ struct RunBuilder::State {
   size_t cap = 0; // world ranks the arrays below hold
   std::vector<uint8_t> seen;
   std::unordered_map<Context, Resolved, ContextHash> contexts;
-  std::unordered_multimap<uint64_t, uint32_t> comm_ids;
+  std::unordered_multimap<uint64_t, uint32_t> comm_ids; // CommMembers::Hash -> Run::comms
   uint64_t rate_samples = 0;
   double rate_seconds = 0;
   size_t ncounters = 0;
@@ -151,8 +140,8 @@ struct RunBuilder::State {
       run.omp_threads.resize(cap, 0);
   }
 
-  uint32_t CommId(const std::vector<int> &members, int occurrence) {
-    uint64_t h = CommHash(members);
+  uint32_t CommId(const CommMembers &members, int occurrence) {
+    uint64_t h = members.Hash();
     auto [b, e] = comm_ids.equal_range(h);
     int same = 0;
     for (auto it = b; it != e; ++it)

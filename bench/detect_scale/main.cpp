@@ -120,10 +120,8 @@ Profile MakeProfile(const Program &prog, int n) {
   p.meta.world_size = n;
   p.meta.psg_id = "0xbench";
   p.meta.sampling.hz = 200;
-  p.comms.push_back({});
-  p.comms[0].resize(n);
-  for (int r = 0; r < n; ++r)
-    p.comms[0][r] = r;
+  p.comms.emplace_back();
+  p.comms[0].AppendRun(0, 1, uint32_t(n));
   // Contexts: two sampled loops per kernel, then the MPI vertices.
   for (int k = 0; k < kKernels; ++k) {
     p.contexts.push_back({prog.Main(prog.call_sites[k]), Program::Kernel(k, 1)}); // block 0 outer

@@ -246,26 +246,23 @@ uint64_t WriteRun(const Template &t, const Layout &l, int ranks, const std::stri
   uint64_t offset = container::kHeaderBytes + meta_bytes.size();
   std::string index;
   // The world communicator is moved into each group and back: one copy.
-  std::vector<int> world(static_cast<size_t>(ranks), 0);
-  for (int r = 0; r < ranks; ++r)
-    world[size_t(r)] = r;
+  CommMembers world;
+  world.AppendRun(0, 1, uint32_t(ranks));
   const int plane = l.nx * l.ny;
   for (int first = 0; first < ranks; first += int(group)) {
     const int last = std::min(ranks, first + int(group)) - 1;
     Profile g;
     g.meta = meta;
     g.contexts = t.profile.contexts;
-    g.comms.push_back(std::move(world));
+    g.comms.push_back(world);
     const int z0 = first / plane, z1 = last / plane;
     for (int z = z0; z <= z1; ++z) {
-      g.comms.emplace_back(size_t(plane));
-      for (int i = 0; i < plane; ++i)
-        g.comms.back()[size_t(i)] = z * plane + i;
+      g.comms.emplace_back();
+      g.comms.back().AppendRun(z * plane, 1, uint32_t(plane));
     }
     for (int r = first; r <= last; ++r)
       g.ranks.push_back(maker.Make(r, uint32_t(1 + r / plane - z0)));
     std::string block = EncodeGroupBlock(g, container::Codec::Columns);
-    world = std::move(g.comms[0]);
     container::GroupEntry e;
     e.first_rank = uint64_t(first);
     e.rank_count = uint32_t(last - first + 1);

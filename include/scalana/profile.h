@@ -2,6 +2,8 @@
 // Schema and meaning of every field: docs/formats.md section 3.
 #pragma once
 
+#include "scalana/comm_members.h"
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
@@ -249,7 +251,7 @@ struct RankData {
 struct Profile {
   ProfileMeta meta;
   std::vector<Context> contexts;
-  std::vector<std::vector<int>> comms;
+  std::vector<CommMembers> comms;
   std::vector<RankData> ranks; // sorted by rank
   // Ranks with no data whose writes failed, and why ("ENOSPC"): their
   // markers in a run directory of per-rank files.

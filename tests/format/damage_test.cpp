@@ -208,7 +208,11 @@ TEST(FormatV3Damage, ColumnsBlockContentChecked) {
              "rank 1: vertices[0] (counters): has 3 values for the 2 counters");
   EXPECT_HAS(with([](Profile &g) { g.ranks[1].samples = 1000000; }),
              "blk: rank 1.samples 1e+06 samples is more than the sampling rate allows");
-  EXPECT_HAS(with([](Profile &g) { g.comms[0][0] = 9; }),
+  EXPECT_HAS(with([](Profile &g) {
+               std::vector<int> m = g.comms[0].ToVector();
+               m[0] = 9;
+               g.comms[0] = m;
+             }),
              "comms[0]: a run's first member is not a rank of the run (0 to 7)");
   EXPECT_HAS(with([](Profile &g) { g.contexts[0].push_back(WithFrameModule(1, 9)); }),
              "contexts[0][2] names module 9 but the block lists 2");

@@ -132,8 +132,9 @@ std::string Members(const Profile &p, uint32_t comm) {
     return "?";
   const auto &m = p.comms[comm];
   std::string s = "{";
-  for (size_t i = 0; i < m.size() && i < 8; ++i)
-    s += (i ? "," : "") + std::to_string(m[i]);
+  size_t i = 0;
+  for (auto it = m.begin(); it != m.end() && i < 8; ++it, ++i)
+    s += (i ? "," : "") + std::to_string(*it);
   if (m.size() > 8)
     s += ",... " + std::to_string(m.size()) + " ranks";
   return s + "}";
