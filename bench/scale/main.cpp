@@ -134,7 +134,7 @@ int main(int argc, char **argv) {
     Shell(bin + "/scalana-cc -O2 -o " + exe + " " SCALANA_BENCH_SCALE_SRC);
     struct stat st;
     if (stat((tmpl + "/profile.json.gz").c_str(), &st) != 0)
-      Shell("mpirun --oversubscribe -np 8 " + bin + "/scalana prof -o " + tmpl + " -- " + exe +
+      Shell("mpirun --oversubscribe -np 8 " + bin + "/scalana prof -f -o " + tmpl + " -- " + exe +
             " > /dev/null");
     bench::Template t = bench::ReadTemplate(tmpl, exe);
     std::printf("halo3d: 26 neighbours (grid periodic in x, y), per-plane and world "
