@@ -163,12 +163,20 @@ std::optional<std::string> ShmemOperationOfSymbol(llvm::StringRef s) {
 }
 
 MpiClass ClassifyShmemOperation(llvm::StringRef op) {
-  if (op == "start_pes" || op == "shmem_init" || op == "shmem_init_thread" ||
-      op == "shmem_finalize" || op == "shmem_global_exit")
-    return MpiClass::Other;
-  // Barriers, syncs and collectives synchronise every PE (or an active set).
-  for (const char *c :
-       {"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall", "_to_all", "reduce"})
+  // Start-up, shut-down and the queries (bale's MYTHREAD and THREADS are
+  // shmem_my_pe and shmem_n_pes, called in hot loops): no other PE takes
+  // part, as MPI_Comm_rank.
+  for (const char *c : {"start_pes", "shmem_init", "shmem_init_thread", "shmem_finalize",
+                        "shmem_global_exit", "shmem_my_pe", "shmem_n_pes", "shmem_pe_accessible",
+                        "shmem_addr_accessible", "shmem_ptr", "shmem_info_get_version",
+                        "shmem_info_get_name", "shmem_query_thread"})
+    if (op == c)
+      return MpiClass::Other;
+  // Barriers, syncs and collectives synchronise every PE (or an active set);
+  // so do the symmetric heap's allocations, which end in a barrier.
+  for (const char *c : {"barrier", "sync", "broadcast", "collect", "fcollect", "alltoall",
+                        "_to_all", "reduce", "shmem_malloc", "shmem_calloc", "shmem_align",
+                        "shmem_realloc", "shmem_free"})
     if (op.contains(c))
       return MpiClass::Collective;
   // quiet/fence complete what was issued, wait_until/test poll a location.
