@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <string>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace scalana {
@@ -18,6 +19,7 @@ std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexS
 double NoiseFloor(const Run &run, const DetectOptions &opts);
 // MPI_Init, MPI_Finalize and their SHMEM twins: never non-scalable or abnormal.
 bool IsStartupOrTeardown(const Psg &psg, VertexId v);
+bool IsCollective(const Psg &psg, VertexId v);
 // Key of a (vertex, rank) step; UP tells the two directions of a walk apart.
 uint64_t StepKey(VertexId v, int rank, bool up);
 std::string SlopeText(double x); // "%.2f"
@@ -54,5 +56,16 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
 // line are summed, and the line costs at least the time of all its contexts
 // over their medians (RootCause::contexts). line_causes.cpp.
 void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+
+// Where backtracking starts in the largest run, BIG = RUNS[LARGEST]: every
+// non-scalable vertex (at its latest arrival for a collective, else on the
+// rank where it takes longest), then the abnormal vertices of BIG at their
+// worst ranks, at most opts.max_abnormal_starts of them. backtrack.cpp.
+struct BacktrackStarts {
+  std::vector<std::pair<VertexId, int>> at; // (vertex, rank), non-scalable ones first
+  size_t non_scalable = 0;                  // how many of AT come from RES.non_scalable
+};
+BacktrackStarts FindStarts(const Psg &psg, const Run &big, size_t largest, const DetectResult &res,
+                           const DetectOptions &opts);
 
 } // namespace scalana
