@@ -150,85 +150,14 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   std::unordered_set<VertexId> non_scalable_set =
       FindNonScalable(psg, runs, smallest, largest, opts, res);
 
-  // --- Backtracking on the largest run (backtrack.cpp).
-  // A non-scalable vertex is problematic on the ranks where it takes at least
-  // its median time: on a rank where it is quicker than usual it is not what
-  // made that rank late (and the path should go on to what did).
-  // (MPI vertices are never root causes: they stay marked on every rank, so
-  // a path shows which waits are part of the loss.)
-  // Median over the largest run's ranks, computed once per vertex: paths ask
-  // for the same vertices again and again, and a run can have 10^5 ranks.
-  std::unordered_map<VertexId, double> medians;
-  auto median_of = [&](VertexId v, const VertexSeries &s) {
-    auto [it, fresh] = medians.try_emplace(v, 0.0);
-    if (fresh)
-      it->second = Median(TimesOverRanks(psg, big, s));
-    return it->second;
-  };
-  auto is_problematic = [&](VertexId v, int rank) {
-    if (abnormal_big.count(StepKey(v, rank, false)))
-      return true;
-    if (psg.vertex(v).kind == VertexKind::Mpi)
-      return non_scalable_set.count(v) > 0;
-    if (!non_scalable_set.count(v))
-      return false;
-    const VertexSeries *s = big.Find(v);
-    int slot = big.SlotOf(rank);
-    return s && slot >= 0 && ExclusiveTime(psg, *s, slot) >= median_of(v, *s);
+  // --- Backtracking on the largest run (backtrack.cpp), each path's root
+  // cause the problematic vertex that costs the most (cause_cost.cpp).
+  CauseCosts costs(psg, runs, smallest, largest, abnormal_big, non_scalable_set, res.non_scalable);
+  const std::function<bool(VertexId, int)> is_problematic = [&costs](VertexId v, int rank) {
+    return costs.Problematic(v, rank);
   };
   std::unordered_set<uint64_t> scanned;
   BacktrackStarts starts = FindStarts(psg, big, largest, res, opts);
-
-  // What a vertex costs on a rank: its time there over its median over the
-  // ranks, and for a non-scalable vertex at least its growth beyond the
-  // expected scaling from the smallest run.
-  const double p_small = runs[smallest].world_size, p_big = big.world_size;
-  // GROWTH, when given, says whether the growth term won.
-  auto cost_of = [&](VertexId v, int rank, bool *growth = nullptr) {
-    const VertexSeries *s = big.Find(v);
-    int slot = big.SlotOf(rank);
-    if (!s || slot < 0)
-      return 0.0;
-    double cost = std::max(0.0, ExclusiveTime(psg, *s, slot) - median_of(v, *s));
-    if (non_scalable_set.count(v))
-      for (const NonScalableVertex &ns : res.non_scalable)
-        if (ns.vertex == v && ns.merged.size() == runs.size()) {
-          double expected = ns.merged[smallest].second * std::pow(p_big / p_small, ns.expected);
-          if (ns.merged[largest].second - expected > cost) {
-            cost = ns.merged[largest].second - expected;
-            if (growth)
-              *growth = true;
-          }
-        }
-    return cost;
-  };
-
-  // A call chosen as the cause holds only the samples taken at the call site
-  // itself: instructions of the inlined callee that carry the call's line
-  // (hoisted or merged into the caller). The work is the callee's, so the
-  // cause is the vertex of the called code that costs the most on that rank,
-  // if any costs more than its median there: its loop is the line to fix.
-  // (On bench-accuracy's RAJA-style forall, rank 7's extra series terms put
-  // 19 samples on the lambda's call line against a median of 3, and only 28
-  // against 22 in the loop itself: too few alone to pass the noise test.)
-  auto costliest_inside = [&](VertexId v, int rank) {
-    if (psg.vertex(v).kind != VertexKind::Call)
-      return v;
-    VertexId best = v;
-    double best_cost = 0;
-    std::vector<VertexId> todo(psg.vertex(v).children.begin(), psg.vertex(v).children.end());
-    while (!todo.empty()) {
-      VertexId c = todo.back();
-      todo.pop_back();
-      const Vertex &x = psg.vertex(c);
-      if (x.kind == VertexKind::Mpi)
-        continue;
-      if (double cost = cost_of(c, rank); cost > best_cost)
-        best = c, best_cost = cost;
-      todo.insert(todo.end(), x.children.begin(), x.children.end());
-    }
-    return best;
-  };
   std::unordered_map<VertexId, size_t> cause_index;
   // Causes moved from a call into its callee: the call's own cost on that
   // rank is the callee's work too, and counts in the cause's cost.
@@ -255,18 +184,18 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     for (const PathStep &ps : path) {
       if (!ps.problematic || psg.vertex(ps.vertex).kind == VertexKind::Mpi)
         continue;
-      double c = cost_of(ps.vertex, ps.rank);
+      double c = costs.Cost(ps.vertex, ps.rank);
       if (c >= cause_cost) {
         cause = &ps;
         cause_cost = c;
       }
     }
     if (cause) {
-      const VertexId cause_vertex = costliest_inside(cause->vertex, cause->rank);
+      const VertexId cause_vertex = costs.CostliestInside(cause->vertex, cause->rank);
       auto [pos, fresh] = cause_index.try_emplace(cause_vertex, res.root_causes.size());
       if (fresh) {
         if (cause_vertex != cause->vertex)
-          call_site_cost[cause_vertex] = {cause->rank, cost_of(cause->vertex, cause->rank)};
+          call_site_cost[cause_vertex] = {cause->rank, costs.Cost(cause->vertex, cause->rank)};
         RootCause rc;
         rc.vertex = cause_vertex;
         rc.culprit_rank = cause->rank;
@@ -308,7 +237,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     // unexplained (alltoall's fill loop, 0.018 s growing with p, under an
     // all-to-all that grew by 0.87 s with its bytes), and it is named too.
     if (si < starts.non_scalable && psg.vertex(v).kind == VertexKind::Mpi &&
-        (!cause || cause_cost < kExplainsShare * cost_of(v, rank)))
+        (!cause || cause_cost < kExplainsShare * costs.Cost(v, rank)))
       unexplained.push_back({v, rank});
     res.paths.push_back(std::move(path));
   }
@@ -345,7 +274,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   for (size_t ci = 0; ci < res.root_causes.size(); ++ci) {
     RootCause &rc = res.root_causes[ci];
     const VertexSeries *s = big.Find(rc.vertex);
-    rc.non_scalable = non_scalable_set.count(rc.vertex) > 0;
+    rc.non_scalable = costs.NonScalable(rc.vertex);
     // Point to point and one-sided: every rank's wait for the culprit rank,
     // per waiting vertex (a Waitall reports its wait on each of its rows),
     // whether or not a path started there (abnormal starts are one per vertex).
@@ -373,18 +302,18 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     }
     if (!s)
       continue;
-    double med = median_of(rc.vertex, *s);
+    double med = costs.MedianOf(rc.vertex, *s);
     int slot = big.SlotOf(rc.culprit_rank);
     rc.culprit_time = slot >= 0 ? ExclusiveTime(psg, *s, slot) : 0;
     rc.median_time = med;
     for (int i = 0; i < big.nslots(); ++i)
-      if (abnormal_big.count(StepKey(rc.vertex, big.ranks[i], false))) {
+      if (costs.Abnormal(rc.vertex, big.ranks[i])) {
         rc.abnormal = true;
         if (std::find(rc.ranks.begin(), rc.ranks.end(), big.ranks[i]) == rc.ranks.end())
           rc.ranks.push_back(big.ranks[i]);
       }
     std::sort(rc.ranks.begin(), rc.ranks.end());
-    double cost = cost_of(rc.vertex, rc.culprit_rank, &rc.cost_is_growth);
+    double cost = costs.Cost(rc.vertex, rc.culprit_rank, &rc.cost_is_growth);
     if (auto it = call_site_cost.find(rc.vertex);
         it != call_site_cost.end() && it->second.first == rc.culprit_rank)
       cost += it->second.second;

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
 #include <utility>
 #include <vector>
@@ -31,6 +32,43 @@ std::string SlopeText(double x); // "%.2f"
 // RUN_LONGER says how much longer would settle it.
 inline constexpr double kSettledSigma = 5;
 void SetSampleEvidence(RootCause &rc, double cost, double median, double hz);
+
+// Whether a vertex is problematic on a rank of the largest run, and what it
+// costs there: backtracking marks its steps by the one, chooses each path's
+// root cause and scores it by the other. cause_cost.cpp.
+class CauseCosts {
+public:
+  // ABNORMAL: the (vertex, rank) keys abnormal in RUNS[LARGEST] (FindAbnormal);
+  // NON_SCALABLE and NS: the non-scalable vertices as a set and in full
+  // (FindNonScalable). All of them must outlive the object.
+  CauseCosts(const Psg &psg, const std::vector<Run> &runs, size_t smallest, size_t largest,
+             const std::unordered_set<uint64_t> &abnormal,
+             const std::unordered_set<VertexId> &non_scalable,
+             const std::vector<NonScalableVertex> &ns);
+
+  const Run &big() const { return big_; }
+  bool Abnormal(VertexId v, int rank) const;
+  bool NonScalable(VertexId v) const;
+  // V's median time over the largest run's ranks (S: its series there).
+  double MedianOf(VertexId v, const VertexSeries &s);
+  bool Problematic(VertexId v, int rank);
+  // GROWTH, when given, says whether the growth term won.
+  double Cost(VertexId v, int rank, bool *growth = nullptr);
+  // For a call, the vertex of the called code that costs the most on RANK.
+  VertexId CostliestInside(VertexId v, int rank);
+
+private:
+  const Psg &psg_;
+  const std::vector<Run> &runs_;
+  const size_t smallest_, largest_;
+  const Run &big_;
+  const std::unordered_set<uint64_t> &abnormal_;
+  const std::unordered_set<VertexId> &non_scalable_;
+  const std::vector<NonScalableVertex> &ns_;
+  // Median over the largest run's ranks, computed once per vertex: paths ask
+  // for the same vertices again and again, and a run can have 10^5 ranks.
+  std::unordered_map<VertexId, double> medians_;
+};
 
 } // namespace detect_internal
 
