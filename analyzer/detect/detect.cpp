@@ -151,103 +151,18 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       FindNonScalable(psg, runs, smallest, largest, opts, res);
 
   // --- Backtracking on the largest run (backtrack.cpp), each path's root
-  // cause the problematic vertex that costs the most (cause_cost.cpp).
+  // cause the problematic vertex that costs the most (cause_cost.cpp,
+  // trace_causes.cpp).
   CauseCosts costs(psg, runs, smallest, largest, abnormal_big, non_scalable_set, res.non_scalable);
-  const std::function<bool(VertexId, int)> is_problematic = [&costs](VertexId v, int rank) {
-    return costs.Problematic(v, rank);
-  };
-  std::unordered_set<uint64_t> scanned;
   BacktrackStarts starts = FindStarts(psg, big, largest, res, opts);
-  std::unordered_map<VertexId, size_t> cause_index;
-  // Causes moved from a call into its callee: the call's own cost on that
-  // rank is the callee's work too, and counts in the cause's cost.
-  std::unordered_map<VertexId, std::pair<int, double>> call_site_cost;
-  // Largest wait traced to each root cause, per waiting rank.
-  std::vector<std::map<int, double>> waits_of;
-  // Non-scalable MPI vertices whose paths reached no computation cause, or
-  // one that explains less than this share of their loss.
-  constexpr double kExplainsShare = 0.25;
-  std::vector<std::pair<VertexId, int>> unexplained;
-  for (size_t si = 0; si < starts.at.size(); ++si) {
-    auto [v, rank] = starts.at[si];
-    if (si >= starts.non_scalable && scanned.count(StepKey(v, rank, false)))
-      continue;
-    std::vector<PathStep> path = Backtrack(psg, big, v, rank, opts, is_problematic);
-    for (const PathStep &ps : path)
-      scanned.insert(StepKey(ps.vertex, ps.rank, false));
-    // Root cause: the problematic non-MPI vertex of the path that costs the
-    // most; of equal costs, the one farthest back (the paper's "last
-    // problematic vertex", which alone would pass over a large cause to a
-    // noise-level one behind it).
-    const PathStep *cause = nullptr;
-    double cause_cost = -1;
-    for (const PathStep &ps : path) {
-      if (!ps.problematic || psg.vertex(ps.vertex).kind == VertexKind::Mpi)
-        continue;
-      double c = costs.Cost(ps.vertex, ps.rank);
-      if (c >= cause_cost) {
-        cause = &ps;
-        cause_cost = c;
-      }
-    }
-    if (cause) {
-      const VertexId cause_vertex = costs.CostliestInside(cause->vertex, cause->rank);
-      auto [pos, fresh] = cause_index.try_emplace(cause_vertex, res.root_causes.size());
-      if (fresh) {
-        if (cause_vertex != cause->vertex)
-          call_site_cost[cause_vertex] = {cause->rank, costs.Cost(cause->vertex, cause->rank)};
-        RootCause rc;
-        rc.vertex = cause_vertex;
-        rc.culprit_rank = cause->rank;
-        rc.path = path;
-        res.root_causes.push_back(std::move(rc));
-        waits_of.emplace_back();
-      }
-      RootCause &rc = res.root_causes[pos->second];
-      if (std::find(rc.ranks.begin(), rc.ranks.end(), cause->rank) == rc.ranks.end())
-        rc.ranks.push_back(cause->rank);
-      // The waiting this path starts with, at its first crossing: the start
-      // rank's wait, and at a collective every member's (the culprit
-      // arrived last; one path stands for all of them).
-      std::map<int, double> &waits = waits_of[pos->second];
-      auto add_wait = [&](int r, double w) {
-        if (r != cause->rank && w > opts.min_wait)
-          waits[r] = std::max(waits[r], w);
-      };
-      auto add_members = [&](VertexId collective) {
-        if (const VertexSeries *cs = big.Find(collective))
-          for (const DepEdge &e : cs->edges)
-            if (e.kind == DepKind::Coll)
-              add_wait(e.rank, e.wait);
-      };
-      // A path that starts at a collective on the culprit's own rank started
-      // at its latest arrival: everyone else there waited for it.
-      if (path.front().rank == cause->rank && IsCollective(psg, path.front().vertex))
-        add_members(path.front().vertex);
-      for (size_t i = 1; i < path.size(); ++i)
-        if (path[i].via == "p2p" || path[i].via == "collective" || path[i].via == "rma") {
-          add_wait(path[i - 1].rank, path[i].wait);
-          if (path[i].via == "collective")
-            add_members(path[i - 1].vertex);
-          break;
-        }
-    }
-    // A non-scalable MPI vertex is explained by computation that could have
-    // made it wait: a cause costing a small part of its loss leaves the rest
-    // unexplained (alltoall's fill loop, 0.018 s growing with p, under an
-    // all-to-all that grew by 0.87 s with its bytes), and it is named too.
-    if (si < starts.non_scalable && psg.vertex(v).kind == VertexKind::Mpi &&
-        (!cause || cause_cost < kExplainsShare * costs.Cost(v, rank)))
-      unexplained.push_back({v, rank});
-    res.paths.push_back(std::move(path));
-  }
+  TracedCauses traced = TraceCauses(psg, starts, opts, costs, res);
 
   // --- Communication losses no computation explains ("none found" is
   // no answer): the MPI vertex itself is the root cause, with what grew.
-  for (auto [v, rank] : unexplained) {
-    if (cause_index.count(v))
+  for (auto [v, rank] : traced.unexplained) {
+    if (traced.index.count(v))
       continue;
-    cause_index.emplace(v, res.root_causes.size());
+    traced.index.emplace(v, res.root_causes.size());
     RootCause rc;
     rc.vertex = v;
     rc.culprit_rank = rank;
@@ -263,7 +178,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     rc.growth = CommunicationGrowth(psg, runs[smallest], big, v);
     rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
     res.root_causes.push_back(std::move(rc));
-    waits_of.emplace_back();
+    traced.waits.emplace_back();
   }
 
   // --- Cost, score and evidence of each root cause (in the largest run).
@@ -278,7 +193,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     // Point to point and one-sided: every rank's wait for the culprit rank,
     // per waiting vertex (a Waitall reports its wait on each of its rows),
     // whether or not a path started there (abnormal starts are one per vertex).
-    std::map<int, double> waits = waits_of[ci];
+    std::map<int, double> waits = traced.waits[ci];
     std::map<int, double> direct;
     for (const VertexSeries &vs : big.series) {
       std::map<int, double> at_vertex;
@@ -314,8 +229,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
       }
     std::sort(rc.ranks.begin(), rc.ranks.end());
     double cost = costs.Cost(rc.vertex, rc.culprit_rank, &rc.cost_is_growth);
-    if (auto it = call_site_cost.find(rc.vertex);
-        it != call_site_cost.end() && it->second.first == rc.culprit_rank)
+    if (auto it = traced.call_site_cost.find(rc.vertex);
+        it != traced.call_site_cost.end() && it->second.first == rc.culprit_rank)
       cost += it->second.second;
     rc.cost_seconds = cost;
     rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;

@@ -5,6 +5,7 @@
 #include "detect/detect.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
 #include <unordered_map>
 #include <unordered_set>
@@ -105,5 +106,26 @@ struct BacktrackStarts {
 };
 BacktrackStarts FindStarts(const Psg &psg, const Run &big, size_t largest, const DetectResult &res,
                            const DetectOptions &opts);
+
+// What backtracking found besides RES.root_causes and RES.paths, for the
+// stages after it.
+struct TracedCauses {
+  std::unordered_map<VertexId, size_t> index; // a cause's vertex: its RES.root_causes index
+  // Causes moved from a call into its callee: the call's own cost on that
+  // rank is the callee's work too, and counts in the cause's cost.
+  std::unordered_map<VertexId, std::pair<int, double>> call_site_cost;
+  // Largest wait traced to each root cause, per waiting rank.
+  std::vector<std::map<int, double>> waits;
+  // Non-scalable MPI vertices whose paths reached no computation cause, or
+  // one that explains less than a share of their loss (kExplainsShare in
+  // trace_causes.cpp): (vertex, rank).
+  std::vector<std::pair<VertexId, int>> unexplained;
+};
+
+// Walks back from every start on the largest run into RES.paths, and names
+// each path's root cause into RES.root_causes (culprit rank, ranks, first
+// path), with the waits it caused. trace_causes.cpp.
+TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const DetectOptions &opts,
+                         detect_internal::CauseCosts &costs, DetectResult &res);
 
 } // namespace scalana
