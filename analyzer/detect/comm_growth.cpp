@@ -85,4 +85,31 @@ std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling)
   return out;
 }
 
+void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
+                            DetectResult &res) {
+  // "None found" is no answer: the MPI vertex itself is the root cause, with
+  // what grew.
+  for (auto [v, rank] : traced.unexplained) {
+    if (traced.index.count(v))
+      continue;
+    traced.index.emplace(v, res.root_causes.size());
+    RootCause rc;
+    rc.vertex = v;
+    rc.culprit_rank = rank;
+    rc.ranks = {rank};
+    rc.communication = true;
+    for (const std::vector<PathStep> &path : res.paths)
+      if (!path.empty() && path[0].vertex == v && path[0].rank == rank) {
+        rc.path = path;
+        break;
+      }
+    rc.small_ranks = small.world_size;
+    rc.big_ranks = big.world_size;
+    rc.growth = CommunicationGrowth(psg, small, big, v);
+    rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
+    res.root_causes.push_back(std::move(rc));
+    traced.waits.emplace_back();
+  }
+}
+
 } // namespace scalana

@@ -157,29 +157,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   BacktrackStarts starts = FindStarts(psg, big, largest, res, opts);
   TracedCauses traced = TraceCauses(psg, starts, opts, costs, res);
 
-  // --- Communication losses no computation explains ("none found" is
-  // no answer): the MPI vertex itself is the root cause, with what grew.
-  for (auto [v, rank] : traced.unexplained) {
-    if (traced.index.count(v))
-      continue;
-    traced.index.emplace(v, res.root_causes.size());
-    RootCause rc;
-    rc.vertex = v;
-    rc.culprit_rank = rank;
-    rc.ranks = {rank};
-    rc.communication = true;
-    for (const std::vector<PathStep> &path : res.paths)
-      if (!path.empty() && path[0].vertex == v && path[0].rank == rank) {
-        rc.path = path;
-        break;
-      }
-    rc.small_ranks = runs[smallest].world_size;
-    rc.big_ranks = big.world_size;
-    rc.growth = CommunicationGrowth(psg, runs[smallest], big, v);
-    rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
-    res.root_causes.push_back(std::move(rc));
-    traced.waits.emplace_back();
-  }
+  // --- Communication losses no computation explains (comm_growth.cpp).
+  AddCommunicationCauses(psg, runs[smallest], big, traced, res);
 
   // --- Cost, score and evidence of each root cause (in the largest run).
   const double big_max = big.total_time;

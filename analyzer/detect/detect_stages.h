@@ -128,4 +128,10 @@ struct TracedCauses {
 TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const DetectOptions &opts,
                          detect_internal::CauseCosts &costs, DetectResult &res);
 
+// Communication losses no computation explains (TRACED.unexplained): the MPI
+// vertex itself becomes a root cause, with what grew between SMALL and BIG.
+// comm_growth.cpp.
+void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
+                            DetectResult &res);
+
 } // namespace scalana
