@@ -134,4 +134,9 @@ TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const De
 void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
                             DetectResult &res);
 
+// Cost, score, waits caused and evidence of each of RES.root_causes in the
+// largest run. score_causes.cpp.
+void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
+                 detect_internal::CauseCosts &costs, DetectResult &res);
+
 } // namespace scalana
