@@ -170,20 +170,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);
 
-  // Computation that explains waiting comes first; communication that
-  // nothing explains after it (on an oversubscribed machine every wait grows
-  // a little, and a found cause is the better answer). Thin evidence is not
-  // ranked down: injected causes of bench-accuracy at 4.3-4.7 standard
-  // deviations would then lose to waits, while noise winners reach 5; one
-  // run's test cannot tell them apart (the series' can: not done yet).
-  std::stable_sort(res.root_causes.begin(), res.root_causes.end(),
-                   [](const RootCause &a, const RootCause &b) {
-                     if (a.communication != b.communication)
-                       return b.communication;
-                     return a.cost_seconds > b.cost_seconds;
-                   });
-  if (res.root_causes.size() > opts.top)
-    res.root_causes.resize(opts.top);
+  // --- The order of the causes (rank_causes.cpp).
+  RankCauses(opts, res.root_causes);
   res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   if (opts.predict > 0)

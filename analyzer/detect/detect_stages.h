@@ -139,4 +139,7 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, Tr
 void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
                  detect_internal::CauseCosts &costs, DetectResult &res);
 
+// CAUSES in the order they are reported, at most opts.top. rank_causes.cpp.
+void RankCauses(const DetectOptions &opts, std::vector<RootCause> &causes);
+
 } // namespace scalana
