@@ -98,33 +98,6 @@ bool IsCollective(const Psg &psg, VertexId v) {
 
 // ---------------------------------------------------------------- detection
 
-namespace {
-// With computation causes but none of them clear of sampling noise, the
-// answer is that the data cannot tell, and what run would: never the
-// noisiest vertex as the cause.
-std::string Inconclusive(const std::vector<RootCause> &causes, const Run &big) {
-  const RootCause *best = nullptr;
-  for (const RootCause &c : causes) {
-    if (!c.communication && !c.thin_data)
-      return {};
-    if (c.thin_data && (!best || c.signal_to_noise > best->signal_to_noise))
-      best = &c;
-  }
-  if (!best)
-    return {};
-  char text[512];
-  std::snprintf(text, sizeof text,
-                "inconclusive: no computation cause stands out of the sampling noise; the "
-                "strongest rests on %.0f samples over its median on rank %d (%.1f standard "
-                "deviations, %.0f needed). A run about %.0fx longer (about %.0f s at %d ranks), or "
-                "sampling %.0fx faster where the machine allows (--hz), would tell",
-                best->evidence_samples, best->culprit_rank, best->signal_to_noise, kSettledSigma,
-                best->run_longer, best->run_longer * std::max(big.meta.wall_time, 0.0),
-                big.world_size, best->run_longer);
-  return text;
-}
-} // namespace
-
 DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOptions &opts) {
   if (runs.empty())
     throw Error("scalana detect: no runs to analyse; give one or more run directories");
@@ -170,7 +143,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);
 
-  // --- The order of the causes (rank_causes.cpp).
+  // --- The order of the causes (rank_causes.cpp), and whether the data can
+  // tell (inconclusive.cpp).
   RankCauses(opts, res.root_causes);
   res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);

@@ -142,4 +142,8 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
 // CAUSES in the order they are reported, at most opts.top. rank_causes.cpp.
 void RankCauses(const DetectOptions &opts, std::vector<RootCause> &causes);
 
+// With computation causes but none of them clear of sampling noise: one
+// sentence saying so and what run would tell; else empty. inconclusive.cpp.
+std::string Inconclusive(const std::vector<RootCause> &causes, const Run &big);
+
 } // namespace scalana
