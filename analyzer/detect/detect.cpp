@@ -1,3 +1,5 @@
+// Detect (paper Section IV) as the sequence of its stages (detect_stages.h),
+// and the helpers the stages share.
 #include "detect/detect.h"
 #include "detect/detect_stages.h"
 #include "detect/threads.h"
@@ -5,9 +7,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <map>
-#include <unordered_map>
-#include <unordered_set>
 
 namespace scalana {
 
