@@ -5,8 +5,11 @@
 #include "detect/detect.h"
 
 #include <cstdint>
+#include <map>
 #include <string>
+#include <unordered_map>
 #include <unordered_set>
+#include <utility>
 #include <vector>
 
 namespace scalana {
@@ -18,6 +21,7 @@ std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexS
 double NoiseFloor(const Run &run, const DetectOptions &opts);
 // MPI_Init, MPI_Finalize and their SHMEM twins: never non-scalable or abnormal.
 bool IsStartupOrTeardown(const Psg &psg, VertexId v);
+bool IsCollective(const Psg &psg, VertexId v);
 // Key of a (vertex, rank) step; UP tells the two directions of a walk apart.
 uint64_t StepKey(VertexId v, int rank, bool up);
 std::string SlopeText(double x); // "%.2f"
@@ -29,6 +33,43 @@ std::string SlopeText(double x); // "%.2f"
 // RUN_LONGER says how much longer would settle it.
 inline constexpr double kSettledSigma = 5;
 void SetSampleEvidence(RootCause &rc, double cost, double median, double hz);
+
+// Whether a vertex is problematic on a rank of the largest run, and what it
+// costs there: backtracking marks its steps by the one, chooses each path's
+// root cause and scores it by the other. cause_cost.cpp.
+class CauseCosts {
+public:
+  // ABNORMAL: the (vertex, rank) keys abnormal in RUNS[LARGEST] (FindAbnormal);
+  // NON_SCALABLE and NS: the non-scalable vertices as a set and in full
+  // (FindNonScalable). All of them must outlive the object.
+  CauseCosts(const Psg &psg, const std::vector<Run> &runs, size_t smallest, size_t largest,
+             const std::unordered_set<uint64_t> &abnormal,
+             const std::unordered_set<VertexId> &non_scalable,
+             const std::vector<NonScalableVertex> &ns);
+
+  const Run &big() const { return big_; }
+  bool Abnormal(VertexId v, int rank) const;
+  bool NonScalable(VertexId v) const;
+  // V's median time over the largest run's ranks (S: its series there).
+  double MedianOf(VertexId v, const VertexSeries &s);
+  bool Problematic(VertexId v, int rank);
+  // GROWTH, when given, says whether the growth term won.
+  double Cost(VertexId v, int rank, bool *growth = nullptr);
+  // For a call, the vertex of the called code that costs the most on RANK.
+  VertexId CostliestInside(VertexId v, int rank);
+
+private:
+  const Psg &psg_;
+  const std::vector<Run> &runs_;
+  const size_t smallest_, largest_;
+  const Run &big_;
+  const std::unordered_set<uint64_t> &abnormal_;
+  const std::unordered_set<VertexId> &non_scalable_;
+  const std::vector<NonScalableVertex> &ns_;
+  // Median over the largest run's ranks, computed once per vertex: paths ask
+  // for the same vertices again and again, and a run can have 10^5 ranks.
+  std::unordered_map<VertexId, double> medians_;
+};
 
 } // namespace detect_internal
 
@@ -54,5 +95,55 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
 // line are summed, and the line costs at least the time of all its contexts
 // over their medians (RootCause::contexts). line_causes.cpp.
 void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+
+// Where backtracking starts in the largest run, BIG = RUNS[LARGEST]: every
+// non-scalable vertex (at its latest arrival for a collective, else on the
+// rank where it takes longest), then the abnormal vertices of BIG at their
+// worst ranks, at most opts.max_abnormal_starts of them. backtrack.cpp.
+struct BacktrackStarts {
+  std::vector<std::pair<VertexId, int>> at; // (vertex, rank), non-scalable ones first
+  size_t non_scalable = 0;                  // how many of AT come from RES.non_scalable
+};
+BacktrackStarts FindStarts(const Psg &psg, const Run &big, size_t largest, const DetectResult &res,
+                           const DetectOptions &opts);
+
+// What backtracking found besides RES.root_causes and RES.paths, for the
+// stages after it.
+struct TracedCauses {
+  std::unordered_map<VertexId, size_t> index; // a cause's vertex: its RES.root_causes index
+  // Causes moved from a call into its callee: the call's own cost on that
+  // rank is the callee's work too, and counts in the cause's cost.
+  std::unordered_map<VertexId, std::pair<int, double>> call_site_cost;
+  // Largest wait traced to each root cause, per waiting rank.
+  std::vector<std::map<int, double>> waits;
+  // Non-scalable MPI vertices whose paths reached no computation cause, or
+  // one that explains less than a share of their loss (kExplainsShare in
+  // trace_causes.cpp): (vertex, rank).
+  std::vector<std::pair<VertexId, int>> unexplained;
+};
+
+// Walks back from every start on the largest run into RES.paths, and names
+// each path's root cause into RES.root_causes (culprit rank, ranks, first
+// path), with the waits it caused. trace_causes.cpp.
+TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const DetectOptions &opts,
+                         detect_internal::CauseCosts &costs, DetectResult &res);
+
+// Communication losses no computation explains (TRACED.unexplained): the MPI
+// vertex itself becomes a root cause, with what grew between SMALL and BIG.
+// comm_growth.cpp.
+void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
+                            DetectResult &res);
+
+// Cost, score, waits caused and evidence of each of RES.root_causes in the
+// largest run. score_causes.cpp.
+void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
+                 detect_internal::CauseCosts &costs, DetectResult &res);
+
+// CAUSES in the order they are reported, at most opts.top. rank_causes.cpp.
+void RankCauses(const DetectOptions &opts, std::vector<RootCause> &causes);
+
+// With computation causes but none of them clear of sampling noise: one
+// sentence saying so and what run would tell; else empty. inconclusive.cpp.
+std::string Inconclusive(const std::vector<RootCause> &causes, const Run &big);
 
 } // namespace scalana

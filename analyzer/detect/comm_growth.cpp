@@ -1,0 +1,115 @@
+// Communication that grew with the rank count and that no computation
+// explains: what grew (time, calls, messages, bytes, peers), in one sentence.
+#include "detect/detect_stages.h"
+
+#include <cmath>
+#include <cstdint>
+#include <cstdio>
+#include <unordered_set>
+
+namespace scalana {
+
+std::vector<CommGrowth> CommunicationGrowth(const Psg &psg, const Run &small, const Run &big,
+                                            VertexId v) {
+  const char *names[] = {"time", "calls", "messages", "bytes", "peers"};
+  std::vector<CommGrowth> out;
+  for (const char *n : names)
+    out.push_back({n, 0, 0});
+  for (int which = 0; which < 2; ++which) {
+    const Run &run = which ? big : small;
+    const VertexSeries *s = run.Find(v);
+    const int n = run.nslots();
+    if (!s || n == 0)
+      continue;
+    double sums[5] = {0, 0, 0, 0, 0};
+    for (int slot = 0; slot < n; ++slot) {
+      sums[0] += ExclusiveTime(psg, *s, slot);
+      if (!s->calls.empty())
+        sums[1] += s->calls[slot];
+    }
+    // Edges are sorted by rank: count distinct peers per rank as they pass.
+    std::unordered_set<int32_t> peers;
+    int32_t at = INT32_MIN;
+    for (const DepEdge &e : s->edges) {
+      if (e.rank != at)
+        sums[4] += double(peers.size()), peers.clear(), at = e.rank;
+      if (e.kind != DepKind::Coll) {
+        sums[2] += double(e.count);
+        peers.insert(e.peer_rank);
+      }
+      sums[3] += double(e.bytes);
+    }
+    sums[4] += double(peers.size());
+    for (size_t k = 0; k < out.size(); ++k)
+      (which ? out[k].big : out[k].small) = sums[k] / n;
+  }
+  return out;
+}
+
+std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling) {
+  auto ratio = [&](const char *what) {
+    for (const CommGrowth &x : g)
+      if (x.what == what)
+        return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 1.0);
+    return 1.0;
+  };
+  // Past x100 the small run's figure is near nothing and the ratio says
+  // more about it than about the growth (Kripke: "x2690"); the absolute
+  // figures are on the report's grows: line.
+  auto times = [](double r) {
+    char buf[32];
+    std::snprintf(buf, sizeof buf,
+                  std::isinf(r) ? "from none" : (r >= 100 ? "more than x100" : "x%.1f"), r);
+    return std::string(buf);
+  };
+  // Per rank, weak scaling keeps the work (and usually the traffic) constant;
+  // strong scaling shrinks it. Growth beyond 1.5x is what we name.
+  const double limit = scaling == ScalingMode::Strong ? 1.0 : 1.5;
+  std::vector<std::string> grew;
+  if (ratio("bytes") >= limit)
+    grew.push_back("bytes per rank grow " + times(ratio("bytes")));
+  if (ratio("messages") >= limit)
+    grew.push_back("messages per rank grow " + times(ratio("messages")));
+  if (ratio("peers") >= limit)
+    grew.push_back("peers per rank grow " + times(ratio("peers")));
+  if (ratio("calls") >= limit && ratio("messages") < limit)
+    grew.push_back("calls per rank grow " + times(ratio("calls")) +
+                   " with no more messages (polling: the calls wait, not work)");
+  std::string time = "time per rank grows " + times(ratio("time"));
+  if (grew.empty())
+    return time + " while messages, bytes and calls per rank do not: the ranks wait longer "
+                  "for each other (latency, or an imbalance too small to sample)";
+  std::string out = time + ": ";
+  for (size_t i = 0; i < grew.size(); ++i)
+    out += (i ? (i + 1 == grew.size() ? " and " : ", ") : "") + grew[i];
+  return out;
+}
+
+void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
+                            DetectResult &res) {
+  // "None found" is no answer: the MPI vertex itself is the root cause, with
+  // what grew.
+  for (auto [v, rank] : traced.unexplained) {
+    if (traced.index.count(v))
+      continue;
+    traced.index.emplace(v, res.root_causes.size());
+    RootCause rc;
+    rc.vertex = v;
+    rc.culprit_rank = rank;
+    rc.ranks = {rank};
+    rc.communication = true;
+    for (const std::vector<PathStep> &path : res.paths)
+      if (!path.empty() && path[0].vertex == v && path[0].rank == rank) {
+        rc.path = path;
+        break;
+      }
+    rc.small_ranks = small.world_size;
+    rc.big_ranks = big.world_size;
+    rc.growth = CommunicationGrowth(psg, small, big, v);
+    rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
+    res.root_causes.push_back(std::move(rc));
+    traced.waits.emplace_back();
+  }
+}
+
+} // namespace scalana
