@@ -237,6 +237,12 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
         " MPI call site(s) have no line (the compiler merged several calls of one operation "
         "into one instruction); their time is on the first call of that operation in their "
         "function");
+  if (fs.call_sites_merged)
+    out.warnings.push_back(
+        std::to_string(fs.call_sites_merged) +
+        " call site(s) have no line (the compiler merged several calls of one function into one "
+        "instruction); what runs below them is under the first call of that function in their "
+        "caller");
   if (fs.mpi_sites_without_vertex)
     out.warnings.push_back(std::to_string(fs.mpi_sites_without_vertex) +
                            " MPI call site(s) lie where the PSG has no call of their operation; "

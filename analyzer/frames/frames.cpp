@@ -225,17 +225,17 @@ struct FrameResolver::Impl {
     return best;
   }
 
-  // The MPI vertex of operation OP in S's function for a call the line
-  // tables place nowhere (line 0: the compiler merged several calls of OP
-  // into one instruction, or made the call up): the only one of OP, else
-  // the first of several (*SEVERAL set). -1 when the function calls no OP.
-  int32_t MpiVertexOfOp(const SourceFrame &s, const std::string &op, bool *several) const {
+  // For a call the line tables place nowhere (line 0: the compiler merged
+  // the calls of both arms of an `if` into one instruction, or made the
+  // call up), the vertex of S's function that WANTED accepts: the only one,
+  // else the first of several (*SEVERAL set); -1 when there is none.
+  template <typename Wanted>
+  int32_t VertexOfMergedCall(const SourceFrame &s, Wanted wanted, bool *several) const {
     const LocalPsg &fn = psg.functions()[size_t(s.function)];
     int32_t first = -1;
     *several = false;
     for (size_t v = 0; v < fn.vertices.size(); ++v) {
-      const LocalVertex &x = fn.vertices[v];
-      if (x.kind != VertexKind::Mpi || x.mpi_op != op)
+      if (!wanted(fn.vertices[v]))
         continue;
       if (first >= 0) {
         *several = true;
@@ -244,6 +244,23 @@ struct FrameResolver::Impl {
       first = int32_t(v);
     }
     return first;
+  }
+  // ... the MPI vertex of operation OP;
+  int32_t MpiVertexOfOp(const SourceFrame &s, const std::string &op, bool *several) const {
+    return VertexOfMergedCall(
+        s, [&](const LocalVertex &x) { return x.kind == VertexKind::Mpi && x.mpi_op == op; },
+        several);
+  }
+  // ... the call of CALLEE (Zeus-MP's avisc_d calls bvalv2 in both arms of
+  // an `if`; bale's porter_push calls porter_try_send twice).
+  int32_t CallOfCallee(const SourceFrame &s, int32_t callee, bool *several) const {
+    const std::string &key = psg.functions()[size_t(callee)].key;
+    return VertexOfMergedCall(
+        s,
+        [&](const LocalVertex &x) {
+          return x.kind == VertexKind::Call && !x.indirect && x.callee == key;
+        },
+        several);
   }
 
   // Whether function F's lines (in its file) hold frame S.
@@ -324,23 +341,29 @@ namespace {
 // stack: the callee jumped (a tail call) into a library. Where the callee is
 // a thin wrapper, one call or MPI call and nothing else (`void exchange() {
 // MPI_Allreduce(...); }`), possibly several deep, that chain is what runs:
-// its ids follow the call site. Otherwise the call site is repeated and the
-// time stays there, as for a callee without a record.
+// its ids follow the call site. A callee with more calls ends in the call
+// of OP, the operation the wrapper saw, when it has one: bale's
+// lgp_atomic_add checks its PE against shmem_n_pes() twice, then jumps to
+// shmem_long_atomic_add, whose waits otherwise stayed on the call site as
+// computation. Otherwise the call site is repeated and the time stays
+// there, as for a callee without a record.
 std::vector<uint64_t> TailChain(const FrameResolver::Impl &m, int32_t f, size_t v,
-                                uint64_t call_id) {
+                                uint64_t call_id, const std::string &op) {
   std::vector<uint64_t> chain;
   for (int32_t fn = m.CalleeOf(f, v); fn >= 0 && chain.size() < 4;) {
     const LocalPsg &callee = m.psg.functions()[size_t(fn)];
-    int64_t only = -1;
+    int64_t only = -1, of_op = -1;
     for (size_t k = 1; k < callee.vertices.size(); ++k) {
-      VertexKind kind = callee.vertices[k].kind;
-      if (kind != VertexKind::Call && kind != VertexKind::Mpi)
+      const LocalVertex &x = callee.vertices[k];
+      if (x.kind == VertexKind::Mpi && !op.empty() && x.mpi_op == op && of_op == -1)
+        of_op = int64_t(k);
+      if (x.kind != VertexKind::Call && x.kind != VertexKind::Mpi)
         continue;
-      if (only >= 0) {
-        only = -2;
-        break;
-      }
-      only = int64_t(k);
+      only = only == -1 ? int64_t(k) : -2;
+    }
+    if (only == -2 && of_op >= 0) {
+      chain.push_back(m.RawId(fn, size_t(of_op)));
+      return chain;
     }
     if (only < 0)
       break;
@@ -524,6 +547,13 @@ Context FrameResolver::ToPsgContext(const Context &frames, const std::string &mp
   if (!truncated) {
     for (size_t i = 0; i + 1 < kept.size(); ++i) {
       int32_t v = m.MatchCall(kept[i], kept[i + 1].function);
+      if (v < 0 && kept[i].line == 0) {
+        // A merged call: the next frame's function says which call it is.
+        bool several = false;
+        v = m.CallOfCallee(kept[i], kept[i + 1].function, &several);
+        if (v >= 0)
+          ++(several ? m.stats.call_sites_merged : m.stats.call_sites_by_callee);
+      }
       if (v < 0) {
         // A call into code without a vertex that called back into the
         // program (qsort; an OpenMP barrier running a task): the PSG
@@ -561,7 +591,7 @@ Context FrameResolver::ToPsgContext(const Context &frames, const std::string &mp
       uint64_t id = m.RawId(leaf.function, size_t(v));
       ids.push_back(id);
       if (m.psg.functions()[size_t(leaf.function)].vertices[size_t(v)].kind == VertexKind::Call) {
-        std::vector<uint64_t> chain = TailChain(m, leaf.function, size_t(v), id);
+        std::vector<uint64_t> chain = TailChain(m, leaf.function, size_t(v), id, mpi_op);
         ids.insert(ids.end(), chain.begin(), chain.end());
       }
       return ids;

@@ -46,6 +46,10 @@ struct FrameStats {
   // call of it; on the first of its several calls of it (approximate); or,
   // when the function has none, where the line tables say.
   uint64_t mpi_sites_by_operation = 0, mpi_sites_merged = 0, mpi_sites_without_vertex = 0;
+  // Likewise call sites of the program's own functions on line 0: placed on
+  // the function's one call of the next frame's function, or on the first
+  // of its several calls of it (approximate).
+  uint64_t call_sites_by_callee = 0, call_sites_merged = 0;
   // The child reading the debug information died or stopped answering
   // (debug_reader.h): why, the object it was reading, and what could not be
   // placed: distinct frames, and recorded contexts holding one (summed over

@@ -630,6 +630,40 @@ def case_inlined(args):
               where + "most samples outside MPI on the inlined loop: %d of %d" % (a + b, total))
 
 
+def case_merged_calls(args):
+    shown, exe = profiled(args)
+    # The premise: Step's two calls of Sweep are one call instruction.
+    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn", exe]).stdout
+    body = re.search(r"<Step>:\n(.*?)\n\n", dis, re.S)
+    calls = re.findall(r"\tcallq?\t.*<Sweep>", body.group(1)) if body else []
+    check(len(calls) == 1, "Step() calls Sweep() from one instruction: %s" % calls)
+    for r in shown.prof["ranks"]:
+        rank = r["rank"]
+        where = "rank %d: " % rank
+        in_loop = shown.samples(rank, shown.loop_at("sweep_loop", ["call_step", "call_odd"]))
+        total = compute_samples(shown, rank)
+        check(in_loop >= 0.8 * total,
+              where + "Sweep's loop under Step's first call holds %d of %d samples outside MPI"
+              % (in_loop, total))
+
+
+def case_tail_mpi(args):
+    shown, exe = profiled(args)
+    # The premise: Reduce() ends in a jump to MPI_Allreduce.
+    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn", exe]).stdout
+    body = re.search(r"<Reduce>:\n(.*?)\n\n", dis, re.S)
+    check(body and re.search(r"\tjmp\t.*<MPI_Allreduce@plt>", body.group(1)),
+          "Reduce() ends in a jump to MPI_Allreduce: %s" % (body and body.group(1)))
+    for r in shown.prof["ranks"]:
+        rank = r["rank"]
+        where = "rank %d: " % rank
+        calls = shown.calls(rank, "allreduce")
+        check(calls == 200, where + "%d MPI_Allreduce calls on Reduce's vertex, made 200" % calls)
+        on_call = [row for row in shown.rank(rank)["mpi"]
+                   if shown.res[row[0]] and shown.res[row[0]]["kind"] == "call"]
+        check(not on_call, where + "MPI rows on a call vertex: %s" % on_call)
+
+
 def case_templates(args):
     shown, exe = profiled(args)
     # The premises: both tail calls are jumps, so their frames are missing.
