@@ -95,17 +95,20 @@ TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const De
     return costs.Problematic(v, rank);
   };
   TracedCauses traced;
-  std::unordered_set<uint64_t> scanned;
+  // An abnormal start is walked from unless an earlier path named it its
+  // cause. Merely lying on an earlier path is not enough: a path names only
+  // its costliest step, and Quicksilver's injected loop, abnormal on rank 7,
+  // lay on the path of a loop that grew 30% under load and was never named.
+  std::unordered_set<uint64_t> chosen;
   for (size_t si = 0; si < starts.at.size(); ++si) {
     auto [v, rank] = starts.at[si];
-    if (si >= starts.non_scalable && scanned.count(StepKey(v, rank, false)))
+    if (si >= starts.non_scalable && chosen.count(StepKey(v, rank, false)))
       continue;
     std::vector<PathStep> path = Backtrack(psg, big, v, rank, opts, problematic);
-    for (const PathStep &ps : path)
-      scanned.insert(StepKey(ps.vertex, ps.rank, false));
     double cause_cost;
     const PathStep *cause = CostliestStep(psg, path, costs, cause_cost);
     if (cause) {
+      chosen.insert(StepKey(cause->vertex, cause->rank, false));
       size_t ci = AddCause(path, *cause, costs, traced, res);
       AddFirstCrossingWaits(psg, big, path, cause->rank, opts, traced.waits[ci]);
     }

@@ -890,6 +890,29 @@ TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   EXPECT_TRUE(relax_on_path);
 }
 
+TEST(DetectRanking, AnAbnormalVertexOnAnotherCausesPathIsACauseOfItsOwn) {
+  // As above: rank 3's relax loop, abnormal (0.35 s over the others), lies
+  // on the path that names the costlier tail loop. It is walked from all the
+  // same and named after it (Quicksilver's injected loop lay so on the path
+  // of a loop grown under load, and was lost).
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 3 ? 1.35 : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 3 ? 1.5 : 0.5);
+    double wait = r == 3 ? 0.0 : 1.35;
+    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
+    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+  }
+  DetectResult res = Detect(h.psg, {BuildRun(h.psg, b.p, "run8")}, DetectOptions{});
+  ASSERT_GE(res.root_causes.size(), 2u);
+  EXPECT_EQ(res.root_causes[0].vertex, h.V(h.tail));
+  const RootCause *relax = FindCause(res, h.V(h.relax));
+  ASSERT_NE(relax, nullptr) << "the abnormal relax loop is no root cause";
+  EXPECT_EQ(relax->culprit_rank, 3);
+  EXPECT_NEAR(relax->cost_seconds, 0.35, 1e-5);
+}
+
 TEST(DetectRanking, CostsSayWhatTheyAreOfAndWhatAFixSaves) {
   // Rank 3's relax takes 1 s more; its two neighbours wait 1 s each for it.
   HaloProgram h;
