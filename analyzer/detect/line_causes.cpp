@@ -52,6 +52,9 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
       std::swap(into.evidence, c.evidence);
     }
     into.cost_seconds += c.cost_seconds;
+    // A sum with a growth term in it is growth (Kripke: 0.220 s of growth
+    // across scales read "time over its median").
+    into.cost_is_growth = into.cost_is_growth || c.cost_is_growth;
     into.culprit_time += c.culprit_time;
     into.median_time += c.median_time;
     // Waits traced from either context are mostly the same waits: the

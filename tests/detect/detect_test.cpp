@@ -259,6 +259,47 @@ TEST(DetectThreads, TheSlowThreadIsNamedWithTheWaitsOfTheOthers) {
   EXPECT_EQ(rc.path.back().via, "barrier");
 }
 
+// Both ranks alike: thread 0 spends 1.6 s in the region's loop against
+// thread 1's 0.4 s, and the master alone forks and joins the region (0.5 s
+// at the region's own call vertex against a worker's 0.05 s there). The
+// loop is a cause of its own, with its samples' evidence; the fork is none.
+TEST(DetectThreads, TheRegionsOwnCallIsNoThreadImbalance) {
+  FnBuilder m{"main"};
+  uint32_t fork = m.Add(0, VertexKind::Call, 10, "main.omp_outlined");
+  m.fn.vertices[fork].region = OmpRegion::Parallel;
+  FnBuilder body{"main.omp_outlined", 10};
+  body.fn.outlined = OmpRegion::Parallel;
+  uint32_t loop = body.Add(0, VertexKind::Loop, 12);
+  Psg psg = Psg::Build({m.fn, body.fn});
+  ProfileBuilder b(2, 1000);
+  b.p.contexts.push_back({m.Id(fork), body.Id(loop)});
+  b.p.contexts.push_back({m.Id(fork)});
+  const uint32_t in_loop = 0, at_fork = 1;
+  for (int r = 0; r < 2; ++r) {
+    RankData &rd = b.p.ranks[size_t(r)];
+    rd.thread_info = {{0, 0}, {1, 1}};
+    rd.vertices.push_back({in_loop, 2000, 2.0, {}});
+    rd.thread_vertices.push_back({in_loop, 1, 400, 0.4});
+    rd.vertices.push_back({at_fork, 550, 0.55, {}});
+    rd.thread_vertices.push_back({at_fork, 1, 50, 0.05});
+  }
+  scalana::Run run = BuildRun(psg, b.p, "run");
+  DetectOptions o;
+  std::vector<AbnormalThread> found = FindAbnormalThreads(psg, run, o, 0.02);
+  for (const AbnormalThread &a : found)
+    EXPECT_NE(a.vertex, psg.Resolve({m.Id(fork)})) << "the fork and join named thread "
+                                                     << a.thread << "'s imbalance";
+  DetectResult res = Detect(psg, {run}, o);
+  ASSERT_EQ(res.root_causes.size(), 1u);
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_EQ(rc.vertex, psg.Resolve({m.Id(fork), body.Id(loop)}));
+  EXPECT_TRUE(rc.thread_imbalance);
+  EXPECT_EQ(rc.culprit_thread, 0);
+  // 1.2 s over a median of 0.4 s at 1000 Hz: 1200 samples, far over noise.
+  EXPECT_NEAR(rc.evidence_samples, 1200, 1);
+  EXPECT_GT(rc.signal_to_noise, 5);
+}
+
 TEST(DetectAbnormal, SamplingNoiseOnFewSamplesIsNotAbnormal) {
   // 100 Hz: rank 5 has 5 samples of tail against 3 elsewhere (1.7x, two
   // samples above the floor) - noise; rank 2 has 40 samples of relax against 0.
