@@ -954,6 +954,28 @@ TEST(DetectRanking, AnAbnormalVertexOnAnotherCausesPathIsACauseOfItsOwn) {
   EXPECT_NEAR(relax->cost_seconds, 0.35, 1e-5);
 }
 
+TEST(DetectRanking, AnAbnormalLoopIsTheCauseOfItsOwnExcess) {
+  // Rank 3's relax loop takes 1 s more, and its tail loop, after it, 0.3 s
+  // more. The walk from the tail passes the costlier relax; the tail is a
+  // cause of its own all the same.
+  HaloProgram h;
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 3 ? 2.0 : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 3 ? 0.8 : 0.5);
+    double wait = r == 3 ? 0.0 : 1.3;
+    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
+    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+  }
+  DetectResult res = Detect(h.psg, {BuildRun(h.psg, b.p, "run8")}, DetectOptions{});
+  ASSERT_GE(res.root_causes.size(), 2u);
+  EXPECT_EQ(res.root_causes[0].vertex, h.V(h.relax));
+  const RootCause *tail = FindCause(res, h.V(h.tail));
+  ASSERT_NE(tail, nullptr) << "the abnormal tail loop gave way to the relax loop behind it";
+  EXPECT_EQ(tail->culprit_rank, 3);
+  EXPECT_NEAR(tail->cost_seconds, 0.3, 1e-5);
+}
+
 TEST(DetectRanking, CostsSayWhatTheyAreOfAndWhatAFixSaves) {
   // Rank 3's relax takes 1 s more; its two neighbours wait 1 s each for it.
   HaloProgram h;
