@@ -231,25 +231,24 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
       out.runs[i].warnings.push_back(run_dirs[i] + ": " + UnrecordedSummary(fs));
   if (std::string w = DebugReaderWarning(fs, out.binary); !w.empty())
     out.warnings.push_back(w);
-  if (fs.mpi_sites_merged)
-    out.warnings.push_back(
-        std::to_string(fs.mpi_sites_merged) +
-        " MPI call site(s) have no line (the compiler merged several calls of one operation "
-        "into one instruction); their time is on the first call of that operation in their "
-        "function");
-  if (fs.call_sites_merged)
-    out.warnings.push_back(
-        std::to_string(fs.call_sites_merged) +
-        " call site(s) have no line (the compiler merged several calls of one function into one "
-        "instruction); what runs below them is under the first call of that function in their "
-        "caller");
-  if (fs.mpi_sites_without_vertex)
-    out.warnings.push_back(std::to_string(fs.mpi_sites_without_vertex) +
-                           " MPI call site(s) lie where the PSG has no call of their operation; "
-                           "their time is on the vertex the line tables name");
-  if (fs.frames_of_unknown_modules)
-    out.warnings.push_back(std::to_string(fs.frames_of_unknown_modules) +
-                           " frame(s) in shared objects the PSG was not loaded with were left out");
+  // How many frames were placed otherwise than their line tables say, and how.
+  auto placed = [&](uint64_t n, const char *how) {
+    if (n)
+      out.warnings.push_back(std::to_string(n) + how);
+  };
+  placed(fs.mpi_sites_merged,
+         " MPI call site(s) have no line (the compiler merged several calls of one operation "
+         "into one instruction); their time is on the first call of that operation in their "
+         "function");
+  placed(fs.call_sites_merged,
+         " call site(s) have no line (the compiler merged several calls of one function into one "
+         "instruction); what runs below them is under the first call of that function in their "
+         "caller");
+  placed(fs.mpi_sites_without_vertex,
+         " MPI call site(s) lie where the PSG has no call of their operation; their time is on "
+         "the vertex the line tables name");
+  placed(fs.frames_of_unknown_modules,
+         " frame(s) in shared objects the PSG was not loaded with were left out");
   if (fs.no_line_tables)
     out.warnings.push_back(out.binary +
                            ": no line tables, so samples cannot be placed on loops and call "

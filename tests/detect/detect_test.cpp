@@ -905,21 +905,27 @@ TEST(DetectRanking, RootCausesOrderedByCost) {
   EXPECT_GT(res.root_causes[0].score, res.root_causes[1].score);
 }
 
+// 8 ranks of HaloProgram where rank 3's relax and tail loops take RELAX and
+// TAIL seconds (1 and 0.5 elsewhere); the others wait the difference at the
+// allreduce.
+scalana::Run Rank3Late(HaloProgram &h, double relax, double tail) {
+  ProfileBuilder b(8);
+  for (int r = 0; r < 8; ++r) {
+    b.Cpu(r, h.main.Id(h.relax), r == 3 ? relax : 1.0);
+    b.Cpu(r, h.main.Id(h.tail), r == 3 ? tail : 0.5);
+    double wait = r == 3 ? 0.0 : relax - 1.0 + tail - 0.5;
+    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
+    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+  }
+  return BuildRun(h.psg, b.p, "run8");
+}
+
 TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   // Rank 3's tail loop takes 1 s more than elsewhere; farther back on its
   // path, its relax loop is abnormal by a noise-level 0.35 s. The cause is
   // the costly one, not the one farthest back.
   HaloProgram h;
-  ProfileBuilder b(8);
-  for (int r = 0; r < 8; ++r) {
-    b.Cpu(r, h.main.Id(h.relax), r == 3 ? 1.35 : 1.0);
-    b.Cpu(r, h.main.Id(h.tail), r == 3 ? 1.5 : 0.5);
-    double wait = r == 3 ? 0.0 : 1.35;
-    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
-    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
-  }
-  scalana::Run run = BuildRun(h.psg, b.p, "run8");
-  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  DetectResult res = Detect(h.psg, {Rank3Late(h, 1.35, 1.5)}, DetectOptions{});
   ASSERT_FALSE(res.root_causes.empty());
   EXPECT_EQ(res.root_causes[0].vertex, h.V(h.tail));
   EXPECT_EQ(res.root_causes[0].culprit_rank, 3);
@@ -929,25 +935,9 @@ TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   for (const PathStep &ps : res.root_causes[0].path)
     relax_on_path |= ps.vertex == h.V(h.relax) && ps.rank == 3 && ps.problematic;
   EXPECT_TRUE(relax_on_path);
-}
-
-TEST(DetectRanking, AnAbnormalVertexOnAnotherCausesPathIsACauseOfItsOwn) {
-  // As above: rank 3's relax loop, abnormal (0.35 s over the others), lies
-  // on the path that names the costlier tail loop. It is walked from all the
+  // The relax loop, on the path that names the tail, is walked from all the
   // same and named after it (Quicksilver's injected loop lay so on the path
   // of a loop grown under load, and was lost).
-  HaloProgram h;
-  ProfileBuilder b(8);
-  for (int r = 0; r < 8; ++r) {
-    b.Cpu(r, h.main.Id(h.relax), r == 3 ? 1.35 : 1.0);
-    b.Cpu(r, h.main.Id(h.tail), r == 3 ? 1.5 : 0.5);
-    double wait = r == 3 ? 0.0 : 1.35;
-    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
-    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
-  }
-  DetectResult res = Detect(h.psg, {BuildRun(h.psg, b.p, "run8")}, DetectOptions{});
-  ASSERT_GE(res.root_causes.size(), 2u);
-  EXPECT_EQ(res.root_causes[0].vertex, h.V(h.tail));
   const RootCause *relax = FindCause(res, h.V(h.relax));
   ASSERT_NE(relax, nullptr) << "the abnormal relax loop is no root cause";
   EXPECT_EQ(relax->culprit_rank, 3);
@@ -959,15 +949,7 @@ TEST(DetectRanking, AnAbnormalLoopIsTheCauseOfItsOwnExcess) {
   // more. The walk from the tail passes the costlier relax; the tail is a
   // cause of its own all the same.
   HaloProgram h;
-  ProfileBuilder b(8);
-  for (int r = 0; r < 8; ++r) {
-    b.Cpu(r, h.main.Id(h.relax), r == 3 ? 2.0 : 1.0);
-    b.Cpu(r, h.main.Id(h.tail), r == 3 ? 0.8 : 0.5);
-    double wait = r == 3 ? 0.0 : 1.3;
-    b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
-    b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
-  }
-  DetectResult res = Detect(h.psg, {BuildRun(h.psg, b.p, "run8")}, DetectOptions{});
+  DetectResult res = Detect(h.psg, {Rank3Late(h, 2.0, 0.8)}, DetectOptions{});
   ASSERT_GE(res.root_causes.size(), 2u);
   EXPECT_EQ(res.root_causes[0].vertex, h.V(h.relax));
   const RootCause *tail = FindCause(res, h.V(h.tail));
