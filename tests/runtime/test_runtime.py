@@ -518,6 +518,13 @@ def case_openmp(args):
                   "rank %d: the samples of %s are reached through %s: %s" % (r["rank"], fn, want, paths))
 
 
+def case_openmp_names(args):
+    shown, _ = profiled(args, ["-fopenmp"])
+    names = {info["function"] for info in shown.res if info and shown.loop_at("body_loop")(info)}
+    check(names and all(n.startswith("physics::Relax(long)") for n in names),
+          "the region's body is named as C++ names it: %s" % sorted(names))
+
+
 def case_openmp_waits(args):
     # The default source. mpirun binds the rank to one core, so the two
     # threads share it and the scheduler switches them at the tick a CPU-time

@@ -8,6 +8,7 @@
 #include "scalana/text_escape.h"
 #ifdef SCALANA_HAVE_PSG
 #include "../cli_options.h"
+#include "detect/names.h"
 #include "frames.h"
 #include "psg.h"
 #endif
@@ -84,12 +85,15 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
       r.ok = true;
       r.kind = std::string(ToString(vx.kind));
       r.location = vx.loc.file + ":" + std::to_string(vx.loc.line);
-      r.function = psg.FunctionOf(v).name;
+      // Demangled as the reports name it: an OpenMP region's body read
+      // "_ZL28CalcFBHourglassForceForElems…omp_outlined_debug__" (LULESH).
+      r.function = ReadableName(psg.FunctionOf(v).name);
       r.label = vx.label;
       for (const CallSite &c : psg.CallSites(v)) {
         std::string file = c.loc.file.substr(c.loc.file.rfind('/') + 1);
-        r.call_path.push_back(c.loc.line == 0 ? c.function
-                                              : c.function + " (" + file + ":" +
+        const std::string fn = ReadableName(c.function);
+        r.call_path.push_back(c.loc.line == 0 ? fn
+                                              : fn + " (" + file + ":" +
                                                     std::to_string(c.loc.line) + ")");
       }
       // A context ending in its call site twice names the call vertex itself.
