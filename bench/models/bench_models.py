@@ -80,7 +80,7 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--bin", required=True)
     ap.add_argument("--venv", default="")
-    ap.add_argument("--unit", type=int, default=20000000)
+    ap.add_argument("--unit", type=int, default=100000000)
     ap.add_argument("--reps", type=int, default=3, help="runs per scale (repetitions)")
     ap.add_argument("--reuse", default="", help="the runs of an earlier invocation: model only")
     args = ap.parse_args()

@@ -104,5 +104,19 @@ TEST(DetectModels, TwoTermsWhenOneDoesNotFit) {
   EXPECT_NEAR(m.Eval(24), 1.0 + 0.5 * std::log2(24) + 0.02 * 576, 1e-6);
 }
 
+TEST(DetectModels, ATermOfNoWeightIsNotBought) {
+  // Weak scaling of a log2(p) loop: no work at one rank. A second term of
+  // no weight over the range (a tiny p^(7/3)) fits that zero a little better
+  // than the constant can; the model stays log2(p).
+  std::vector<std::pair<double, double>> pts;
+  const double at[] = {0.0, 0.168, 0.268, 0.333, 0.396, 0.435};
+  for (int p = 1; p <= 6; ++p)
+    pts.push_back({double(p), at[p - 1]});
+  ScalingModel m = FitScalingModel(pts);
+  ASSERT_TRUE(m.ok);
+  ASSERT_EQ(m.terms.size(), 1u) << ModelText(m);
+  EXPECT_EQ(LeadingText(m), "log2(p)");
+}
+
 } // namespace
 } // namespace scalana
