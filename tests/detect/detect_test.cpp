@@ -920,6 +920,14 @@ scalana::Run Rank3Late(HaloProgram &h, double relax, double tail) {
   return BuildRun(h.psg, b.p, "run8");
 }
 
+// RES names V a root cause on rank 3 costing COST.
+void ExpectRank3Cause(const DetectResult &res, VertexId v, double cost, const char *why) {
+  const RootCause *rc = FindCause(res, v);
+  ASSERT_NE(rc, nullptr) << why;
+  EXPECT_EQ(rc->culprit_rank, 3);
+  EXPECT_NEAR(rc->cost_seconds, cost, 1e-5);
+}
+
 TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   // Rank 3's tail loop takes 1 s more than elsewhere; farther back on its
   // path, its relax loop is abnormal by a noise-level 0.35 s. The cause is
@@ -938,10 +946,7 @@ TEST(DetectRanking, ThePathsCostliestProblematicVertexIsTheCause) {
   // The relax loop, on the path that names the tail, is walked from all the
   // same and named after it (Quicksilver's injected loop lay so on the path
   // of a loop grown under load, and was lost).
-  const RootCause *relax = FindCause(res, h.V(h.relax));
-  ASSERT_NE(relax, nullptr) << "the abnormal relax loop is no root cause";
-  EXPECT_EQ(relax->culprit_rank, 3);
-  EXPECT_NEAR(relax->cost_seconds, 0.35, 1e-5);
+  ExpectRank3Cause(res, h.V(h.relax), 0.35, "the abnormal relax loop is no root cause");
 }
 
 TEST(DetectRanking, AnAbnormalLoopIsTheCauseOfItsOwnExcess) {
@@ -952,10 +957,8 @@ TEST(DetectRanking, AnAbnormalLoopIsTheCauseOfItsOwnExcess) {
   DetectResult res = Detect(h.psg, {Rank3Late(h, 2.0, 0.8)}, DetectOptions{});
   ASSERT_GE(res.root_causes.size(), 2u);
   EXPECT_EQ(res.root_causes[0].vertex, h.V(h.relax));
-  const RootCause *tail = FindCause(res, h.V(h.tail));
-  ASSERT_NE(tail, nullptr) << "the abnormal tail loop gave way to the relax loop behind it";
-  EXPECT_EQ(tail->culprit_rank, 3);
-  EXPECT_NEAR(tail->cost_seconds, 0.3, 1e-5);
+  ExpectRank3Cause(res, h.V(h.tail), 0.3,
+                   "the abnormal tail loop gave way to the relax loop behind it");
 }
 
 TEST(DetectRanking, CostsSayWhatTheyAreOfAndWhatAFixSaves) {
