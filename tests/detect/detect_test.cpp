@@ -214,33 +214,45 @@ TEST(DetectAbnormal, ThresholdIsStrict) {
   }
 }
 
+// main: a parallel region (its body a loop) and an MPI_Allreduce; two ranks
+// of two threads. Contexts: IN_LOOP the body's loop, AT_FORK the region's
+// own call vertex.
+struct OmpRegionProgram {
+  FnBuilder m{"main"}, body{"main.omp_outlined", 10};
+  uint32_t fork, allreduce, loop;
+  Psg psg;
+  ProfileBuilder b;
+  static constexpr uint32_t in_loop = 0, at_fork = 1;
+  explicit OmpRegionProgram(double hz) : b(2, hz) {
+    fork = m.Add(0, VertexKind::Call, 10, "main.omp_outlined");
+    m.fn.vertices[fork].region = OmpRegion::Parallel;
+    allreduce = m.Add(0, VertexKind::Mpi, 20, "MPI_Allreduce", MpiClass::Collective);
+    body.fn.outlined = OmpRegion::Parallel;
+    loop = body.Add(0, VertexKind::Loop, 12);
+    psg = Psg::Build({m.fn, body.fn});
+    b.p.contexts.push_back({m.Id(fork), body.Id(loop)});
+    b.p.contexts.push_back({m.Id(fork)});
+    for (RankData &rd : b.p.ranks)
+      rd.thread_info = {{0, 0}, {1, 1}};
+  }
+};
+
 // OpenMP threads (docs/detect.md, "Threads"): main forks a parallel region
 // whose body runs a loop; on rank 1, thread 0 spends 1.6 s there against
 // thread 1's 0.4 s, and thread 1 waits 1.2 s at the region's barrier. The
 // main thread's time is the rank's less the other thread's (contexts only it
 // sampled have no thread rows); rank 0 is balanced.
 TEST(DetectThreads, TheSlowThreadIsNamedWithTheWaitsOfTheOthers) {
-  FnBuilder m{"main"};
-  uint32_t fork = m.Add(0, VertexKind::Call, 10, "main.omp_outlined");
-  m.fn.vertices[fork].region = OmpRegion::Parallel;
-  uint32_t allreduce = m.Add(0, VertexKind::Mpi, 20, "MPI_Allreduce", MpiClass::Collective);
-  FnBuilder body{"main.omp_outlined", 10};
-  body.fn.outlined = OmpRegion::Parallel;
-  uint32_t loop = body.Add(0, VertexKind::Loop, 12);
-  Psg psg = Psg::Build({m.fn, body.fn});
-  ProfileBuilder b(2);
-  b.p.contexts.push_back({m.Id(fork), body.Id(loop)});
-  b.p.contexts.push_back({m.Id(fork)});
-  const uint32_t in_loop = 0, at_fork = 1;
+  OmpRegionProgram prog(100);
+  Psg &psg = prog.psg;
   for (int r = 0; r < 2; ++r) {
-    RankData &rd = b.p.ranks[size_t(r)];
-    rd.thread_info = {{0, 0}, {1, 1}};
-    rd.vertices.push_back({in_loop, uint64_t(r ? 200 : 80), r ? 2.0 : 0.8, {}});
-    rd.thread_vertices.push_back({in_loop, 1, 40, 0.4});
-    rd.omp.push_back({at_fork, 1, "barrier", 10, r ? 1.2 : 0.01, 0, 0, 0});
-    b.Mpi(r, m.Id(allreduce), r ? 0.01 : 1.2);
+    RankData &rd = prog.b.p.ranks[size_t(r)];
+    rd.vertices.push_back({prog.in_loop, uint64_t(r ? 200 : 80), r ? 2.0 : 0.8, {}});
+    rd.thread_vertices.push_back({prog.in_loop, 1, 40, 0.4});
+    rd.omp.push_back({prog.at_fork, 1, "barrier", 10, r ? 1.2 : 0.01, 0, 0, 0});
+    prog.b.Mpi(r, prog.m.Id(prog.allreduce), r ? 0.01 : 1.2);
   }
-  scalana::Run run = BuildRun(psg, b.p, "run");
+  scalana::Run run = BuildRun(psg, prog.b.p, "run");
   DetectOptions o;
   std::vector<AbnormalThread> found = FindAbnormalThreads(psg, run, o, 0.02);
   ASSERT_EQ(found.size(), 1u);
@@ -264,35 +276,24 @@ TEST(DetectThreads, TheSlowThreadIsNamedWithTheWaitsOfTheOthers) {
 // at the region's own call vertex against a worker's 0.05 s there). The
 // loop is a cause of its own, with its samples' evidence; the fork is none.
 TEST(DetectThreads, TheRegionsOwnCallIsNoThreadImbalance) {
-  FnBuilder m{"main"};
-  uint32_t fork = m.Add(0, VertexKind::Call, 10, "main.omp_outlined");
-  m.fn.vertices[fork].region = OmpRegion::Parallel;
-  FnBuilder body{"main.omp_outlined", 10};
-  body.fn.outlined = OmpRegion::Parallel;
-  uint32_t loop = body.Add(0, VertexKind::Loop, 12);
-  Psg psg = Psg::Build({m.fn, body.fn});
-  ProfileBuilder b(2, 1000);
-  b.p.contexts.push_back({m.Id(fork), body.Id(loop)});
-  b.p.contexts.push_back({m.Id(fork)});
-  const uint32_t in_loop = 0, at_fork = 1;
-  for (int r = 0; r < 2; ++r) {
-    RankData &rd = b.p.ranks[size_t(r)];
-    rd.thread_info = {{0, 0}, {1, 1}};
-    rd.vertices.push_back({in_loop, 2000, 2.0, {}});
-    rd.thread_vertices.push_back({in_loop, 1, 400, 0.4});
-    rd.vertices.push_back({at_fork, 550, 0.55, {}});
-    rd.thread_vertices.push_back({at_fork, 1, 50, 0.05});
+  OmpRegionProgram prog(1000);
+  Psg &psg = prog.psg;
+  for (RankData &rd : prog.b.p.ranks) {
+    rd.vertices.push_back({prog.in_loop, 2000, 2.0, {}});
+    rd.thread_vertices.push_back({prog.in_loop, 1, 400, 0.4});
+    rd.vertices.push_back({prog.at_fork, 550, 0.55, {}});
+    rd.thread_vertices.push_back({prog.at_fork, 1, 50, 0.05});
   }
-  scalana::Run run = BuildRun(psg, b.p, "run");
+  scalana::Run run = BuildRun(psg, prog.b.p, "run");
   DetectOptions o;
   std::vector<AbnormalThread> found = FindAbnormalThreads(psg, run, o, 0.02);
   for (const AbnormalThread &a : found)
-    EXPECT_NE(a.vertex, psg.Resolve({m.Id(fork)})) << "the fork and join named thread "
-                                                     << a.thread << "'s imbalance";
+    EXPECT_NE(a.vertex, psg.Resolve({prog.m.Id(prog.fork)}))
+        << "the fork and join named thread " << a.thread << "'s imbalance";
   DetectResult res = Detect(psg, {run}, o);
   ASSERT_EQ(res.root_causes.size(), 1u);
   const RootCause &rc = res.root_causes[0];
-  EXPECT_EQ(rc.vertex, psg.Resolve({m.Id(fork), body.Id(loop)}));
+  EXPECT_EQ(rc.vertex, psg.Resolve({prog.m.Id(prog.fork), prog.body.Id(prog.loop)}));
   EXPECT_TRUE(rc.thread_imbalance);
   EXPECT_EQ(rc.culprit_thread, 0);
   // 1.2 s over a median of 0.4 s at 1000 Hz: 1200 samples, far over noise.
