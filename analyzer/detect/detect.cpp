@@ -144,7 +144,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
 
   // --- The order of the causes (rank_causes.cpp), and whether the data can
   // tell (inconclusive.cpp).
-  RankCauses(opts, res.root_causes);
+  RankCauses(opts, res);
   res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   if (opts.predict > 0)

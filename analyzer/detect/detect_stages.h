@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <map>
 #include <string>
+#include <tuple>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -25,6 +26,13 @@ bool IsCollective(const Psg &psg, VertexId v);
 // Key of a (vertex, rank) step; UP tells the two directions of a walk apart.
 uint64_t StepKey(VertexId v, int rank, bool up);
 std::string SlopeText(double x); // "%.2f"
+
+// A source line of one function, the unit whose calling contexts are summed
+// (non_scalable.cpp, line_causes.cpp): a template's line instantiated for
+// unrelated kernels (RAJA's forall loop, forall.hpp:98, in ten of Kripke's)
+// is a line of several functions, not one cause. line_causes.cpp.
+using LineKey = std::tuple<std::string, uint32_t, VertexKind, std::string>;
+LineKey LineOf(const Psg &psg, VertexId v);
 
 // How many samples a computation cause rests on: its COST in samples against
 // the Poisson noise of its MEDIAN's count (at least one sample). Below
@@ -139,8 +147,9 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, Tr
 void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
                  detect_internal::CauseCosts &costs, DetectResult &res);
 
-// CAUSES in the order they are reported, at most opts.top. rank_causes.cpp.
-void RankCauses(const DetectOptions &opts, std::vector<RootCause> &causes);
+// RES.root_causes in the order they are reported; it and RES.non_scalable
+// cut to opts.top. rank_causes.cpp.
+void RankCauses(const DetectOptions &opts, DetectResult &res);
 
 // With computation causes but none of them clear of sampling noise: one
 // sentence saying so and what run would tell; else empty. inconclusive.cpp.

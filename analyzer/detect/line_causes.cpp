@@ -9,12 +9,14 @@ namespace scalana {
 
 using namespace detect_internal;
 
-namespace {
-using LineKey = std::tuple<std::string, uint32_t, VertexKind>;
-LineKey KeyOf(const Psg &psg, VertexId v) {
+namespace detect_internal {
+LineKey LineOf(const Psg &psg, VertexId v) {
   const Vertex &x = psg.vertex(v);
-  return {x.loc.file, x.loc.line, x.kind};
+  return {x.loc.file, x.loc.line, x.kind, psg.FunctionOf(v).key};
 }
+} // namespace detect_internal
+
+namespace {
 bool Summable(const Psg &psg, VertexId v) {
   const Vertex &x = psg.vertex(v);
   return x.kind != VertexKind::Mpi && x.loc.line > 0;
@@ -26,7 +28,7 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
   std::map<LineKey, std::vector<VertexId>> contexts_of;
   for (const VertexSeries &s : big.series)
     if (s.own_data && Summable(psg, s.vertex))
-      contexts_of[KeyOf(psg, s.vertex)].push_back(s.vertex);
+      contexts_of[LineOf(psg, s.vertex)].push_back(s.vertex);
   // One cause per (line, culprit rank): the first takes the others in.
   std::map<std::pair<LineKey, int>, size_t> first;
   std::vector<RootCause> kept;
@@ -37,7 +39,7 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
       members.emplace_back();
       continue;
     }
-    auto [it, fresh] = first.try_emplace({KeyOf(psg, c.vertex), c.culprit_rank}, kept.size());
+    auto [it, fresh] = first.try_emplace({LineOf(psg, c.vertex), c.culprit_rank}, kept.size());
     if (fresh) {
       members.push_back({c.vertex});
       kept.push_back(std::move(c));
@@ -87,7 +89,7 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
     const int slot = big.SlotOf(c.culprit_rank);
     if (members[i].empty() || slot < 0)
       continue;
-    for (VertexId v : contexts_of[KeyOf(psg, c.vertex)]) {
+    for (VertexId v : contexts_of[LineOf(psg, c.vertex)]) {
       const VertexSeries *s = big.Find(v);
       if (members[i].count(v) || ExclusiveTime(psg, *s, slot) <= 0)
         continue;

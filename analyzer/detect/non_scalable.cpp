@@ -226,11 +226,11 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
     // dozen places): each context may stay under the share threshold, or
     // within noise, while the line as a whole grows. Computation only: an
     // MPI call's contexts are judged by their waits, context by context.
-    std::map<std::tuple<std::string, uint32_t, VertexKind>, std::vector<VertexId>> by_line;
+    std::map<LineKey, std::vector<VertexId>> by_line;
     for (VertexId v : ordered) {
       const Vertex &x = psg.vertex(v);
       if (x.kind != VertexKind::Mpi && x.loc.line > 0)
-        by_line[{x.loc.file, x.loc.line, x.kind}].push_back(v);
+        by_line[LineOf(psg, v)].push_back(v);
     }
     // Contexts already reported alone are left out of the sum: the sampling
     // of a periodic time step can give two of a dozen contexts enough
@@ -247,8 +247,6 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
     std::stable_sort(
         res.non_scalable.begin(), res.non_scalable.end(),
         [](const NonScalableVertex &a, const NonScalableVertex &b) { return a.score > b.score; });
-    if (res.non_scalable.size() > opts.top)
-      res.non_scalable.resize(opts.top);
     for (const NonScalableVertex &ns : res.non_scalable)
       non_scalable_set.insert(ns.vertex);
   }

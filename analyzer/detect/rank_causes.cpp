@@ -4,7 +4,8 @@
 
 namespace scalana {
 
-void RankCauses(const DetectOptions &opts, std::vector<RootCause> &causes) {
+void RankCauses(const DetectOptions &opts, DetectResult &res) {
+  std::vector<RootCause> &causes = res.root_causes;
   // Computation that explains waiting comes first; communication that
   // nothing explains after it (on an oversubscribed machine every wait grows
   // a little, and a found cause is the better answer). Thin evidence is not
@@ -16,8 +17,13 @@ void RankCauses(const DetectOptions &opts, std::vector<RootCause> &causes) {
       return b.communication;
     return a.cost_seconds > b.cost_seconds;
   });
+  // Only what is reported is cut to --top: every non-scalable vertex was a
+  // start and a problematic step (cut before backtracking, --top 3 and 50
+  // named Kripke's causes in different orders).
   if (causes.size() > opts.top)
     causes.resize(opts.top);
+  if (res.non_scalable.size() > opts.top)
+    res.non_scalable.resize(opts.top);
 }
 
 } // namespace scalana
