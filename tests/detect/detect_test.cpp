@@ -658,24 +658,34 @@ TEST(DetectBacktrack, RecursionTerminatesAndReachesTheCaller) {
 
 // --- Non-scalable vertices and ranking -----------------------------------------
 
-TEST(DetectNonScalable, WeakScalingFindsTheGrowingVertexAndItsCause) {
-  HaloProgram h;
+// Runs of HaloProgram at each P: RELAX(p, rank) and TAIL(p, rank) CPU seconds;
+// each rank waits WAIT(p, rank) at the allreduce, whose time is MPI_BASE
+// more.
+template <typename RelaxFn, typename TailFn, typename WaitFn>
+std::vector<scalana::Run> ScalingRuns(HaloProgram &h, std::vector<int> scales, RelaxFn relax,
+                                      TailFn tail, WaitFn wait, double mpi_base) {
   std::vector<scalana::Run> runs;
-  for (int p : {4, 8, 16}) {
-    // The tail loop on the last rank grows with p (e.g. a loop over ranks):
-    // everyone else waits for it at the allreduce.
+  for (int p : scales) {
     ProfileBuilder b(p);
     for (int r = 0; r < p; ++r) {
-      bool culprit = r == p - 1;
-      double extra = 0.1 * p;
-      b.Cpu(r, h.main.Id(h.relax), 1.0);
-      b.Cpu(r, h.main.Id(h.tail), culprit ? 0.5 + extra : 0.5);
-      double wait = culprit ? 0 : extra;
-      b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
-      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
+      b.Cpu(r, h.main.Id(h.relax), relax(p, r));
+      b.Cpu(r, h.main.Id(h.tail), tail(p, r));
+      b.Mpi(r, h.main.Id(h.allreduce), mpi_base + wait(p, r));
+      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait(p, r));
     }
     runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
   }
+  return runs;
+}
+
+TEST(DetectNonScalable, WeakScalingFindsTheGrowingVertexAndItsCause) {
+  HaloProgram h;
+  // The tail loop on the last rank grows with p (e.g. a loop over ranks):
+  // everyone else waits for it at the allreduce.
+  auto runs = ScalingRuns(
+      h, {4, 8, 16}, [](int, int) { return 1.0; },
+      [](int p, int r) { return r == p - 1 ? 0.5 + 0.1 * p : 0.5; },
+      [](int p, int r) { return r == p - 1 ? 0.0 : 0.1 * p; }, 0.01);
   DetectOptions o;
   o.scaling = ScalingMode::Weak;
   DetectResult res = Detect(h.psg, runs, o);
@@ -719,19 +729,10 @@ TEST(DetectNonScalable, WhatIsFoundDoesNotDependOnHowManyAreShown) {
   // vertices the backtracking may start from or call problematic: cut to
   // one non-scalable vertex before backtracking, the tail was no cause.
   HaloProgram h;
-  std::vector<scalana::Run> runs;
-  for (int p : {4, 8, 16}) {
-    ProfileBuilder b(p);
-    for (int r = 0; r < p; ++r) {
-      bool last = r == p - 1;
-      b.Cpu(r, h.main.Id(h.relax), last ? 1.0 + 0.02 * p : 1.0);
-      b.Cpu(r, h.main.Id(h.tail), 0.5 + 0.06 * p + (r % 3) * 0.01);
-      double wait = last ? 0 : 0.3 * p;
-      b.Mpi(r, h.main.Id(h.allreduce), 0.01 + wait);
-      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
-    }
-    runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
-  }
+  auto runs = ScalingRuns(
+      h, {4, 8, 16}, [](int p, int r) { return r == p - 1 ? 1.0 + 0.02 * p : 1.0; },
+      [](int p, int r) { return 0.5 + 0.06 * p + (r % 3) * 0.01; },
+      [](int p, int r) { return r == p - 1 ? 0.0 : 0.3 * p; }, 0.01);
   DetectOptions all, one;
   all.scaling = one.scaling = ScalingMode::Weak;
   one.top = 1;
@@ -755,19 +756,8 @@ TEST(DetectNonScalable, WhatIsFoundDoesNotDependOnHowManyAreShown) {
 template <typename RelaxFn, typename TailFn>
 std::vector<scalana::Run> ScalingRuns(HaloProgram &h, std::vector<int> scales, RelaxFn relax,
                                       TailFn tail) {
-  std::vector<scalana::Run> runs;
-  for (int p : scales) {
-    ProfileBuilder b(p);
-    for (int r = 0; r < p; ++r) {
-      b.Cpu(r, h.main.Id(h.relax), relax(p, r));
-      b.Cpu(r, h.main.Id(h.tail), tail(p, r));
-      double wait = 0.4 * p; // inflated waiting, the same with either experiment
-      b.Mpi(r, h.main.Id(h.allreduce), wait);
-      b.Dep(r, h.main.Id(h.allreduce), DepKind::Coll, -1, wait);
-    }
-    runs.push_back(BuildRun(h.psg, b.p, "np" + std::to_string(p)));
-  }
-  return runs;
+  // inflated waiting, the same with either experiment
+  return ScalingRuns(h, scales, relax, tail, [](int p, int) { return 0.4 * p; }, 0.0);
 }
 
 TEST(DetectAutoScaling, ConstantComputationPerRankIsWeak) {
