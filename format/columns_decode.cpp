@@ -138,10 +138,8 @@ struct Block {
         if (__builtin_mul_overflow(stride, int64_t(count - 1), &span) ||
             __builtin_add_overflow(first, span, &last) || last < 0 || last >= ranks_limit)
           outside("a run's last member");
-        // In range: FIRST and LAST are ranks, and the runs' stride fits an int
-        // (a rank's difference) unless the run has one member.
-        if (count > 1 && (stride < INT32_MIN || stride > INT32_MAX))
-          outside("a run's second member");
+        // FIRST and LAST are ranks, so a run of two or more has a stride of
+        // at most their difference; a lone member's stride means nothing.
         members.AppendRun(int(first), count > 1 ? int(stride) : 0, uint32_t(count));
         prev = last;
       }

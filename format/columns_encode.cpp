@@ -51,10 +51,9 @@ void PutContexts(ByteWriter &w, const std::vector<Context> &contexts) {
   }
 }
 
-// Members as arithmetic runs (first, count, stride): a world communicator,
-// or every other rank, is one run.
-// Each communicator as its canonical runs (CommMembers), every run's first
-// member relative to the last member of the run before it.
+// Each communicator as its canonical arithmetic runs (CommMembers: a world
+// communicator, or every other rank, is one run), every run's first member
+// relative to the last member of the run before it.
 void PutComms(ByteWriter &w, const std::vector<CommMembers> &comms) {
   w.Var(comms.size());
   for (const CommMembers &m : comms) {

@@ -124,9 +124,9 @@ json ToJson(const Profile &p) {
       ranks.back()["omp"] = std::move(omp);
     }
   }
-  return {{"format", kFormatName},      {"version", kFormatVersion},
-          {"meta", MetaToJson(p.meta)}, {"contexts", std::move(contexts)},
-          {"comms", CommsJson(p.comms)},           {"ranks", std::move(ranks)}};
+  return {{"format", kFormatName},       {"version", kFormatVersion},
+          {"meta", MetaToJson(p.meta)},  {"contexts", std::move(contexts)},
+          {"comms", CommsJson(p.comms)}, {"ranks", std::move(ranks)}};
 }
 
 DepKind ParseDepKind(const std::string &s) {

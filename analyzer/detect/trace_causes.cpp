@@ -112,8 +112,8 @@ TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const De
     // is named from its own start. (Quicksilver: the injected loop, 0.133 s
     // over its median on rank 7, gave way to a loop grown 0.25 s under load
     // that lay behind it.)
-    if (si >= starts.non_scalable && psg.vertex(v).kind != VertexKind::Mpi &&
-        !path.empty() && path.front().vertex == v && path.front().problematic) {
+    if (si >= starts.non_scalable && psg.vertex(v).kind != VertexKind::Mpi && !path.empty() &&
+        path.front().vertex == v && path.front().problematic) {
       cause = &path.front();
       cause_cost = costs.Cost(v, rank);
     }

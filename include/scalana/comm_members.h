@@ -26,7 +26,7 @@ public:
       return first == o.first && stride == o.stride && count == o.count;
     }
     bool operator<(const Run &o) const {
-      return first != o.first ? first < o.first
+      return first != o.first     ? first < o.first
              : stride != o.stride ? stride < o.stride
                                   : count < o.count;
     }
@@ -131,7 +131,8 @@ public:
   uint64_t Hash() const {
     uint64_t h = size_ * 0x9e3779b97f4a7c15ull;
     for (const Run &r : runs_)
-      for (uint64_t x : {uint64_t(uint32_t(r.first)), uint64_t(uint32_t(r.stride)), uint64_t(r.count)})
+      for (uint64_t x :
+           {uint64_t(uint32_t(r.first)), uint64_t(uint32_t(r.stride)), uint64_t(r.count)})
         h = (h ^ x) * 1099511628211ull;
     return h;
   }

@@ -92,9 +92,8 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
       for (const CallSite &c : psg.CallSites(v)) {
         std::string file = c.loc.file.substr(c.loc.file.rfind('/') + 1);
         const std::string fn = ReadableName(c.function);
-        r.call_path.push_back(c.loc.line == 0 ? fn
-                                              : fn + " (" + file + ":" +
-                                                    std::to_string(c.loc.line) + ")");
+        r.call_path.push_back(
+            c.loc.line == 0 ? fn : fn + " (" + file + ":" + std::to_string(c.loc.line) + ")");
       }
       // A context ending in its call site twice names the call vertex itself.
       for (size_t k = 0; k + 1 < p.contexts[i].size(); ++k) {
