@@ -193,6 +193,18 @@ def profiled(args, flags=(), extra=()):
     return Shown(args, out, src), exe
 
 
+def disassembly(args, exe):
+    return run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn",
+                exe]).stdout
+
+
+def function_body(dis, symbol_pattern):
+    """The instructions of the function whose symbol matches SYMBOL_PATTERN
+    in DIS (llvm-objdump -d), or "" when there is none."""
+    body = re.search(r"<%s>:\n(.*?)\n\n" % symbol_pattern, dis, re.S)
+    return body.group(1) if body else ""
+
+
 def compute_samples(shown, rank):
     """Samples outside MPI calls (unresolved ones included). Time blocked in
     MPI burns CPU too (Open MPI polls) and depends on how the other jobs on
@@ -618,7 +630,7 @@ def case_inlined(args):
           % sorted(symbols))
     check(not any(re.fullmatch(r"work(\..*)?", s) for s in symbols),
           "work() was not inlined everywhere: %s" % sorted(symbols))
-    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn", exe]).stdout
+    dis = disassembly(args, exe)
     calls = [line for line in dis.splitlines() if re.search(r"<work[.>+]", line)]
     check(not calls, "code refers to an out-of-line work(): %s" % calls[:5])
     for r in shown.prof["ranks"]:
@@ -640,9 +652,7 @@ def case_inlined(args):
 def case_merged_calls(args):
     shown, exe = profiled(args)
     # The premise: Step's two calls of Sweep are one call instruction.
-    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn", exe]).stdout
-    body = re.search(r"<Step>:\n(.*?)\n\n", dis, re.S)
-    calls = re.findall(r"\tcallq?\t.*<Sweep>", body.group(1)) if body else []
+    calls = re.findall(r"\tcallq?\t.*<Sweep>", function_body(disassembly(args, exe), "Step"))
     check(len(calls) == 1, "Step() calls Sweep() from one instruction: %s" % calls)
     for r in shown.prof["ranks"]:
         rank = r["rank"]
@@ -657,10 +667,9 @@ def case_merged_calls(args):
 def case_tail_mpi(args):
     shown, exe = profiled(args)
     # The premise: Reduce() ends in a jump to MPI_Allreduce.
-    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn", exe]).stdout
-    body = re.search(r"<Reduce>:\n(.*?)\n\n", dis, re.S)
-    check(body and re.search(r"\tjmp\t.*<MPI_Allreduce@plt>", body.group(1)),
-          "Reduce() ends in a jump to MPI_Allreduce: %s" % (body and body.group(1)))
+    body = function_body(disassembly(args, exe), "Reduce")
+    check(re.search(r"\tjmp\t.*<MPI_Allreduce@plt>", body),
+          "Reduce() ends in a jump to MPI_Allreduce: %s" % body)
     for r in shown.prof["ranks"]:
         rank = r["rank"]
         where = "rank %d: " % rank
@@ -674,12 +683,11 @@ def case_tail_mpi(args):
 def case_templates(args):
     shown, exe = profiled(args)
     # The premises: both tail calls are jumps, so their frames are missing.
-    dis = run([os.path.join(args.llvm_bin, "llvm-objdump"), "-d", "--no-show-raw-insn",
-               exe]).stdout
+    dis = disassembly(args, exe)
     for fn in ("run_heavy", "run_light"):
-        body = re.search(r"<_ZN12_GLOBAL__N_1\d+%sEl>:\n(.*?)\n\n" % fn, dis, re.S)
-        check(body and re.search(r"\tjmp\t.*<_ZN12_GLOBAL__N_14spinEl>", body.group(1)),
-              "%s() ends in a jump to spin(): %s" % (fn, body and body.group(1)))
+        body = function_body(dis, r"_ZN12_GLOBAL__N_1\d+%sEl" % fn)
+        check(re.search(r"\tjmp\t.*<_ZN12_GLOBAL__N_14spinEl>", body),
+              "%s() ends in a jump to spin(): %s" % (fn, body))
     for r in shown.prof["ranks"]:
         rank = r["rank"]
         where = "rank %d: " % rank
