@@ -133,7 +133,20 @@ DebugReader::~DebugReader() {
   if (child_ > 0) {
     int status;
     // It answered everything asked: it only has to see the end of input.
-    // Bounded all the same: a child that hangs is killed.
+    // Bounded all the same: a child that hangs is killed. Its exit is
+    // waited for on a pidfd where the kernel has them: polling in 5 ms
+    // steps made every reader cost at least 5 ms (a fuzzing run that starts
+    // a reader per input ran at half the speed).
+    int pidfd = -1;
+#ifdef SYS_pidfd_open
+    pidfd = int(::syscall(SYS_pidfd_open, child_, 0));
+#endif
+    if (pidfd >= 0) {
+      struct pollfd p = {pidfd, POLLIN, 0};
+      while (::poll(&p, 1, 1000) < 0 && errno == EINTR) {
+      }
+      ::close(pidfd);
+    }
     for (int i = 0; i < 200 && ::waitpid(child_, &status, WNOHANG) == 0; ++i)
       ::usleep(5000);
     if (::waitpid(child_, &status, WNOHANG) == 0) {
