@@ -32,6 +32,8 @@ RankFiles ListRankFiles(const std::string &run_dir);
 // FOUND's files read, checked to be of one run and build, and merged as
 // ReadProfile does (meta.complete false). FOUND.files must not be empty.
 Profile MergeRankFiles(const std::string &run_dir, RankFiles found);
+// "rank 3 could not write: no space left on the device" (rank_ends.cpp).
+std::string DescribeUnwritten(const std::vector<int> &ranks, const std::string &why);
 
 // Format 3 (profile_v3_read.cpp): whether PATH starts with its magic, and
 // the whole profile of the file PATH merged; RUN_DIR (or "") is the run
