@@ -9,6 +9,7 @@
 #include "llvm/IR/Module.h"
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -105,7 +106,20 @@ private:
 // The module's source file as keys and records name it.
 std::string ModuleSourceName(const llvm::Module &m);
 
+// A C++ name's parts (llvm::ItaniumPartialDemangler); ok false for names
+// that are not mangled or do not demangle.
+struct DemangledName {
+  bool ok = false;
+  std::string context, base, full;
+};
+DemangledName Demangle(llvm::StringRef mangled);
+
+// The vtable slot of a virtual call (obj->f(args) as clang emits it), or
+// none for other calls.
+std::optional<uint64_t> VirtualSlot(const llvm::CallBase &call);
+
 // Builds the local PSG of F (which must have a body). Does not modify F.
+// FunctionPsg.cpp.
 FunctionPsg BuildFunctionPsg(llvm::Function &f, const CallClassifier &classifier);
 
 // The LLVM function type as text ("void (ptr, i32)"): equal in every TU for
