@@ -31,6 +31,9 @@ def main():
     ap.add_argument("--seconds", type=int, default=60, help="0: no time limit")
     ap.add_argument("--runs", type=int, default=-1, help="stop after this many inputs")
     ap.add_argument("--time-corpus", action="store_true")
+    ap.add_argument("--unit-timeout", type=int, default=1,
+                    help="seconds one input may take (default 1); a long run of binary_fuzz "
+                         "beside other work may need more: its reader child waits for a core")
     ap.add_argument("--limits-in-asan", action="store_true",
                     help="bound allocations in ASan, not in libFuzzer's malloc hook: for "
                          "targets whose code forks a child, where the inherited hook would "
@@ -50,7 +53,7 @@ def main():
         env["ASAN_OPTIONS"] = ":".join(
             x for x in (env.get("ASAN_OPTIONS"), "max_allocation_size_mb=1024",
                         "allocator_may_return_null=1") if x)
-    cmd = [args.fuzzer] + limits + ["-timeout=1", "-print_final_stats=1",
+    cmd = [args.fuzzer] + limits + ["-timeout=%d" % args.unit_timeout, "-print_final_stats=1",
                                     "-artifact_prefix=" + args.work + "/"]
     if args.seconds > 0:
         cmd.append(f"-max_total_time={args.seconds}")
