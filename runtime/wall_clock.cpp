@@ -12,10 +12,8 @@ uint64_t MonotonicNs() {
   clock_gettime(CLOCK_MONOTONIC, &ts);
   return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
 }
+} // namespace
 
-// The kernel's clocksource is the TSC only if it found the counter invariant
-// and synchronised across CPUs; a VM whose host cannot promise that gets
-// another (kvm-clock, hpet), and so does this clock.
 bool KernelKeepsTimeWithTsc() {
   int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",
                 O_RDONLY | O_CLOEXEC);
@@ -26,7 +24,6 @@ bool KernelKeepsTimeWithTsc() {
   close(fd);
   return n >= 3 && strncmp(name, "tsc", 3) == 0 && (n == 3 || name[3] == '\n');
 }
-} // namespace
 
 void WallClock::Calibrate() {
 #if defined(__x86_64__)

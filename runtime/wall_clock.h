@@ -17,6 +17,11 @@
 
 namespace scalana::rt {
 
+// Whether the kernel's clocksource is the TSC: it is only if the kernel
+// found the counter invariant and synchronised across CPUs (a VM whose host
+// cannot promise that gets kvm-clock or hpet). Reads sysfs: not for hot paths.
+bool KernelKeepsTimeWithTsc();
+
 class WallClock {
 public:
   // Chooses the source and measures the counter's rate against
