@@ -13,10 +13,14 @@
 //    context;
 //  - every worksharing loop by (region context, return address): count,
 //    wall time in it and iterations assigned to the thread.
-// Callbacks run in normal context on hot paths: no allocation once a fork
-// site has been seen, a few loads and two clock reads per event.
+// Callbacks run in normal context on hot paths, about ten per region and
+// thread: no allocation once a fork site has been seen, a few loads and, at
+// each end of a wait or a construct, one read of a clock that is the TSC
+// where it can be (wall_clock.h). parallel_end is not registered: what it
+// told comes with the master's closing barrier (RegionState).
 #include "call_sites.h"
 #include "runtime.h"
+#include "wall_clock.h"
 
 namespace scalana::rt {
 std::atomic<bool> g_ompt_active{false};
@@ -24,8 +28,6 @@ std::atomic<bool> g_ompt_active{false};
 
 #ifdef SCALANA_OMP_TOOLS_H
 #include SCALANA_OMP_TOOLS_H
-
-#include <time.h>
 
 #include <map>
 #include <mutex>
@@ -35,11 +37,8 @@ std::atomic<bool> g_ompt_active{false};
 namespace scalana::rt {
 namespace {
 
-uint64_t MonotonicNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
+WallClock g_clock;               // set once in Initialize, before any callback
+uint64_t g_tick_check_ticks = 0; // 10 ms in its ticks
 
 // A fork's full calling context, interned: never freed, since workers'
 // samples read it from signal context at any time.
@@ -58,12 +57,13 @@ ForkContext *Intern(std::vector<uint64_t> frames) {
 }
 
 // One region as its workers see it: its fork context, and when it ended
-// (the master's parallel_end), which bounds a worker's wait at the region's
-// closing barrier: libomp reports the end of that wait only when the worker
-// is released for the next region.
+// (the master left its closing barrier: libomp calls parallel_end right
+// after, so that callback is not needed), which bounds a worker's wait at
+// that barrier: libomp reports the end of a worker's wait only when it is
+// released for the next region. `end` is in g_clock's ticks.
 struct RegionState {
   ForkContext *fork = nullptr;
-  std::atomic<uint64_t> gen{0}, ended_gen{0}, end_ns{0};
+  std::atomic<uint64_t> gen{0}, ended_gen{0}, end{0};
 };
 
 // Where each fork site of this thread leads (key: the fork's return address
@@ -90,6 +90,7 @@ struct Level {
   ForkContext *outer; // the fork context before it, restored at its end
   RegionState *region;
   uint64_t gen;
+  bool master; // thread 0 of the region's team: its end is the region's
 };
 
 struct OmpThread {
@@ -101,11 +102,11 @@ struct OmpThread {
   unsigned next_region = 0;
   static constexpr unsigned kMaxLevels = 16;
   Level levels[kMaxLevels];
-  unsigned depth = 0;          // levels in use (deeper ones are not tracked)
-  ForkContext *fork = nullptr; // the fork context of this thread's stack, null: its own
-  uint64_t wait_start_ns = 0, work_start_ns = 0;
-  uint64_t tick_checked_ns = 0;     // when this thread's sampling rate was last judged
-  OmpWaitSlot *work_slot = nullptr; // the worksharing construct the thread is in
+  unsigned depth = 0;                      // levels in use (deeper ones are not tracked)
+  ForkContext *fork = nullptr;             // the fork context of this thread's stack, null: its own
+  uint64_t wait_start = 0, work_start = 0; // g_clock's ticks
+  uint64_t tick_checked = 0;               // when this thread's sampling rate was last judged
+  OmpWaitSlot *work_slot = nullptr;        // the worksharing construct the thread is in
 };
 
 bool StillValid(const Site &s) {
@@ -191,14 +192,6 @@ void OnParallelBegin(ompt_data_t *, const ompt_frame_t *frame, ompt_data_t *para
   parallel_data->ptr = &r;
 }
 
-void OnParallelEnd(ompt_data_t *parallel_data, ompt_data_t *, int, const void *) {
-  if (!parallel_data || !parallel_data->ptr)
-    return;
-  auto *r = static_cast<RegionState *>(parallel_data->ptr);
-  r->end_ns.store(MonotonicNs(), std::memory_order_relaxed);
-  r->ended_gen.store(r->gen.load(std::memory_order_relaxed), std::memory_order_release);
-}
-
 void OnImplicitTask(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, ompt_data_t *,
                     unsigned int, unsigned int index, int flags) {
   ThreadSamples *t = CurrentThread();
@@ -210,7 +203,8 @@ void OnImplicitTask(ompt_scope_endpoint_t endpoint, ompt_data_t *parallel_data, 
     if (o.depth == 0)
       t->omp_thread = int(index);
     if (o.depth < OmpThread::kMaxLevels)
-      o.levels[o.depth] = Level{o.fork, r, r ? r->gen.load(std::memory_order_acquire) : 0};
+      o.levels[o.depth] =
+          Level{o.fork, r, r ? r->gen.load(std::memory_order_acquire) : 0, index == 0};
     ++o.depth;
     // The master's own stack holds the fork; a worker's starts at the body.
     if (index != 0 && r) {
@@ -233,31 +227,37 @@ void OnSyncRegionWait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, o
     return;
   OmpThread &o = *Omp();
   if (endpoint == ompt_scope_begin) {
-    o.wait_start_ns = MonotonicNs();
+    o.wait_start = g_clock.Now();
     t->omp_wait = WaitSlot(t, RegionFork(o), codeptr, uint32_t(kind));
     return;
   }
   OmpWaitSlot *w = t->omp_wait;
   t->omp_wait = nullptr;
+  const Level *l = kind == ompt_sync_region_barrier_implicit_parallel && o.depth &&
+                           o.depth <= OmpThread::kMaxLevels && o.levels[o.depth - 1].region
+                       ? &o.levels[o.depth - 1]
+                       : nullptr;
+  if (!w && !(l && l->master))
+    return;
+  uint64_t end = g_clock.Now();
+  if (l && l->master) {
+    // The master leaves the region's closing barrier: the region ends.
+    l->region->end.store(end, std::memory_order_relaxed);
+    l->region->ended_gen.store(l->gen, std::memory_order_release);
+  } else if (l && l->region->ended_gen.load(std::memory_order_acquire) == l->gen) {
+    // A worker's closing barrier: waiting ended when the region did.
+    uint64_t region_end = l->region->end.load(std::memory_order_relaxed);
+    if (region_end >= o.wait_start && region_end < end)
+      end = region_end;
+  }
   if (!w)
     return;
-  uint64_t end = MonotonicNs();
-  // A worker's closing barrier: waiting ends when the region does.
-  if (kind == ompt_sync_region_barrier_implicit_parallel && o.depth &&
-      o.depth <= OmpThread::kMaxLevels) {
-    const Level &l = o.levels[o.depth - 1];
-    if (l.region && l.region->ended_gen.load(std::memory_order_acquire) == l.gen) {
-      uint64_t region_end = l.region->end_ns.load(std::memory_order_relaxed);
-      if (region_end >= o.wait_start_ns && region_end < end)
-        end = region_end;
-    }
-  }
   w->count += 1;
-  w->wall_ns += end > o.wait_start_ns ? end - o.wait_start_ns : 0;
+  w->wall_ns += end > o.wait_start ? g_clock.ToNs(end - o.wait_start) : 0;
   // A worker the tick starves may have no sample to judge it at: judged here,
   // at most every 10 ms (its CPU clock is a system call).
-  if (t->tick_rescue == 0 && t->has_timer && end - o.tick_checked_ns >= 10'000'000) {
-    o.tick_checked_ns = end;
+  if (t->tick_rescue == 0 && t->has_timer && end - o.tick_checked >= g_tick_check_ticks) {
+    o.tick_checked = end;
     RescueFromTick(t, ThreadCpuNs());
   }
 }
@@ -268,7 +268,7 @@ void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, omp
   if (!t)
     return;
   OmpThread &o = *Omp();
-  uint64_t now = MonotonicNs();
+  uint64_t now = g_clock.Now();
   if (endpoint == ompt_scope_begin) {
     // Looked up once per construct: its end closes the slot its begin took.
     o.work_slot = WaitSlot(t, RegionFork(o), codeptr, kOmpWorkKind | uint32_t(work));
@@ -276,10 +276,10 @@ void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, omp
       return;
     o.work_slot->count += 1;
     o.work_slot->iterations += count;
-    o.work_start_ns = now;
+    o.work_start = now;
   } else if (OmpWaitSlot *w = o.work_slot) {
-    if (now > o.work_start_ns)
-      w->wall_ns += now - o.work_start_ns;
+    if (now > o.work_start)
+      w->wall_ns += g_clock.ToNs(now - o.work_start);
     o.work_slot = nullptr;
   }
 }
@@ -288,8 +288,10 @@ int Initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
   auto set = reinterpret_cast<ompt_set_callback_t>(lookup("ompt_set_callback"));
   if (!set)
     return 0;
+  g_clock.Calibrate();
+  g_tick_check_ticks = g_clock.FromNs(10'000'000);
+  // No parallel_end: the master's closing barrier tells when a region ends.
   set(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&OnParallelBegin));
-  set(ompt_callback_parallel_end, reinterpret_cast<ompt_callback_t>(&OnParallelEnd));
   set(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&OnImplicitTask));
   set(ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&OnSyncRegionWait));
   set(ompt_callback_work, reinterpret_cast<ompt_callback_t>(&OnWork));

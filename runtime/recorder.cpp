@@ -17,6 +17,7 @@
 #include "late_thread_local.h"
 #include "record_lock.h"
 #include "runtime.h"
+#include "wall_clock.h"
 
 #include <pthread.h>
 #include <sched.h>
@@ -594,13 +595,7 @@ struct TickClock {
   uint64_t ticks0 = 0, ns0 = 0;
   TickClock() {
 #if defined(__x86_64__)
-    char source[32] = {};
-    if (FILE *f =
-            std::fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r")) {
-      usable = std::fgets(source, sizeof source, f) && std::strncmp(source, "tsc", 3) == 0 &&
-               (source[3] == '\n' || source[3] == 0);
-      std::fclose(f);
-    }
+    usable = KernelKeepsTimeWithTsc();
     ticks0 = Ticks();
     ns0 = MonoNs();
 #endif

@@ -603,6 +603,27 @@ def case_openmp_waits(args):
               % (sum(waits.get((worker, c), 0) for c in ("call_a", "call_b")), spun))
 
 
+def case_openmp_region_end(args):
+    shown, _ = profiled(args, ["-fopenmp"])
+    regions, serial_s = 30, 0.010
+    for r in shown.prof["ranks"]:
+        where = "rank %d: " % r["rank"]
+        omp_of = {t[0]: t[1] for t in r.get("thread_info", [])}
+        workers = [i for i, o in omp_of.items() if o == 1]
+        check(len(workers) == 1, where + "one worker: %s" % r.get("thread_info"))
+        rows = [row for row in r["omp"] if row[1] == workers[0] and row[2] == "barrier"]
+        count, seconds = sum(row[3] for row in rows), sum(row[4] for row in rows)
+        # The last region's wait ends at no release: it is not counted.
+        check(count >= regions - 1, where + "the worker's closing-barrier waits: %d" % count)
+        # At most the 2 ms thread 0 works longer (less where mpirun binds
+        # both threads to one core: thread 1 then runs while thread 0 is
+        # switched out); over 10 ms a region if the serial code counted.
+        check(0 < seconds < 0.5 * count * serial_s,
+              where + "the worker waited %.3f s in %d regions: the region's end bounds each "
+              "wait (the serial code between them is %.0f ms)"
+              % (seconds, count, 1e3 * count * serial_s))
+
+
 def case_openmp_mpi_workers(args):
     shown, _ = profiled(args, ["-fopenmp"])
     regions = 20
