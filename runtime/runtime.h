@@ -52,6 +52,13 @@ struct PerfFailure {
   int err = 0;
 };
 bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure);
+// The thread's CPU time since its previous sample, read from its perf event's
+// count where it has one (perf_source.cpp says why), else from its CPU clock;
+// moves the thread's marks (last_cpu_ns, last_perf_ns) to now.
+uint64_t CpuSinceLastSample(ThreadSamples *t);
+// Where a stretch not to be booked on the next sample ends (the program
+// unblocked the sampling signal): the marks move to now.
+void MarkCpuNow(ThreadSamples *t, uint64_t thread_cpu_now);
 bool TakeDescriptors(ThreadSamples *t, int n);
 void GiveDescriptors(ThreadSamples *t, int n);
 // A thread the scheduler tick starves of timer samples moves to the perf

@@ -85,7 +85,7 @@ void NoteMask(ThreadSamples *t, int sig, int how, const sigset_t *set) {
     t->blocked_ns += now - std::min(now, t->blocked_since_ns);
     // The blocked stretch is counted as such; the next sample stands for
     // the time after it only.
-    t->last_cpu_ns = now;
+    MarkCpuNow(t, now);
   }
   t->signal_blocked = blocked;
 }

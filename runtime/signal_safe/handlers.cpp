@@ -2,7 +2,7 @@
 //  - It may interrupt any code, including malloc, stdio and lock holders in
 //    this very thread: it calls only RecordSample (libunwind's local unwinder
 //    and plain stores into the thread's pre-mapped table; see
-//    thread_samples.cpp), clock_gettime, ioctl (syscalls) and PAPI_read
+//    thread_samples.cpp), clock_gettime, read, ioctl (syscalls) and PAPI_read
 //    (reads the thread's counting event set; PAPI's own overflow dispatch
 //    runs it in signal context too).
 //  - errno is saved and restored: the interrupted code may be between a
@@ -103,9 +103,7 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
     return;
   }
   if (g_sampling_enabled.load(std::memory_order_relaxed)) {
-    uint64_t now = ThreadCpuNs();
-    uint64_t spent = now > t->last_cpu_ns ? now - t->last_cpu_ns : 0;
-    t->last_cpu_ns = now;
+    uint64_t spent = CpuSinceLastSample(t); // not the CPU clock where perf samples: see there
     if (t->mask_changing)
       ++t->blocked_samples; // pending since the program blocked it: see blocked_samples
     else {

@@ -58,7 +58,8 @@ struct OmpWaitSlot {
 
 struct ThreadSamples {
   uint64_t samples, dropped, truncated, in_profiler;
-  uint64_t last_cpu_ns; // the thread's CPU clock at its previous sample
+  uint64_t last_cpu_ns;  // the thread's CPU clock at its previous sample
+  uint64_t last_perf_ns; // its perf event's count (task-clock ns) then
   // Samples that arrived when the program unblocked the sampling signal
   // (pending since it blocked it) and their CPU time: not attributed, since
   // the interrupted instruction is where it unblocked, not where time went.

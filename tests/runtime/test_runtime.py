@@ -497,6 +497,32 @@ def case_own_rt_signal(args):
         check("the program handles SIGRTMIN+4" in note, "%s: the profile says so: %s" % (sampler, note))
 
 
+def case_thread_clock_reads(args):
+    # Under the perf source the sampling handler books CPU time from its
+    # event's count, never from the thread's CPU clock: reading that clock
+    # lets the scheduler end the thread's time slice at the sample, which
+    # made samples miss code run just after slice starts (docs/contexts.md,
+    # "Sampling"). The program counts its thread's clock reads; the timer
+    # source still reads the clock at each sample, which shows the count sees
+    # the handler's reads.
+    src = Source(args.exe)
+    exe = build(args, args.exe, ["-rdynamic"])
+    reads = {}
+    for sampler in SAMPLERS:
+        out, p = profile_run(args, exe, np=1, extra=["--sampler", sampler])
+        m = re.search(r"thread_clock_reads (\d+) cpu ([\d.]+)", p.stdout)
+        check(m, "%s: the program reports its clock reads: %s" % (sampler, p.stdout))
+        shown = Shown(args, out, src)
+        spin = shown.samples(0, shown.loop_at("spin"))
+        reads[sampler] = (int(m.group(1)), spin)
+    timer_reads, timer_spin = reads["timer"]
+    check(timer_spin >= 20 and timer_reads >= timer_spin,
+          "timer: the handler's clock reads are seen (%d reads, %d samples)" % reads["timer"])
+    perf_reads, perf_spin = reads["perf"]
+    check(perf_spin >= 200, "perf: the spin loop was sampled: %d samples" % perf_spin)
+    check(perf_reads <= 2, "perf: %d reads of the thread's CPU clock for %d samples" % reads["perf"])
+
+
 def case_blocked_signals(args):
     # The program blocks every signal for most of its CPU time: the profile
     # measures how long, and the report names the rank and the share.
