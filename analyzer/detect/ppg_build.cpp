@@ -25,9 +25,6 @@ void RunBuilder::State::AddPart(const Profile &part) {
     summary.meta.world_size = 0; // its lines on missing ranks are made in Finish
   }
   ++parts;
-  // This part's seconds start from 0 (PartSums).
-  run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
-  run.omp_wait_cpu = rate_seconds = 0;
   int part_max = -1;
   for (const RankData &rd : part.ranks) {
     if (rd.rank < 0 || rd.rank >= (declared > 0 ? declared : kMaxWorldSize))
@@ -71,6 +68,9 @@ void RunBuilder::State::AddPart(const Profile &part) {
       continue;
     }
     seen[r] = 1;
+    // This rank's seconds start from 0 (Sums).
+    run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
+    run.omp_wait_cpu = rate_seconds = 0;
     if (Notable(rd)) {
       RankData head = rd;
       head.vertices.clear(), head.mpi.clear(), head.deps.clear();
@@ -178,12 +178,15 @@ void RunBuilder::State::AddPart(const Profile &part) {
     for (const auto &[si, start] : touched)
       SortEdges(run.series[si].edges, seq_refs[si], start);
     touched.clear();
+    sums.outside += Fixed(run.outside_seconds);
+    sums.unresolved += Fixed(run.unresolved_seconds);
+    sums.approximated += Fixed(run.approximated_seconds);
+    sums.omp_wait += Fixed(run.omp_wait_cpu);
+    sums.rate += Fixed(rate_seconds);
     ++ranks_added;
     if (progress && ranks_added % 8192 == 0)
       progress(label + ": loaded " + std::to_string(ranks_added) + " ranks");
   }
-  part_sums.push_back({run.outside_seconds, run.unresolved_seconds, run.approximated_seconds,
-                       run.omp_wait_cpu, rate_seconds});
   // After the first part, room for every rank's edges at its rate: growing
   // by doubling would copy 10^8 edges and hold both copies at once.
   if (parts == 1 && declared > 0 && ranks_added > 0 && size_t(declared) > ranks_added)

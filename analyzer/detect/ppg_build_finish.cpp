@@ -36,15 +36,11 @@ template <class T> void Compact(std::vector<T> &a, const std::vector<int> &ranks
 
 Run RunBuilder::State::Finish() {
   const std::string &label = run.label;
-  run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
-  run.omp_wait_cpu = rate_seconds = 0;
-  for (const PartSums &p : part_sums) {
-    run.outside_seconds += p.outside;
-    run.unresolved_seconds += p.unresolved;
-    run.approximated_seconds += p.approximated;
-    run.omp_wait_cpu += p.omp_wait;
-    rate_seconds += p.rate;
-  }
+  run.outside_seconds = Seconds(sums.outside);
+  run.unresolved_seconds = Seconds(sums.unresolved);
+  run.approximated_seconds = Seconds(sums.approximated);
+  run.omp_wait_cpu = Seconds(sums.omp_wait);
+  rate_seconds = Seconds(sums.rate);
   run.world_size = declared > 0 ? declared : max_rank + 1;
   Reserve(size_t(run.world_size));
   run.slot_of_rank.assign(size_t(run.world_size), -1);

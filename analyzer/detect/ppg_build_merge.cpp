@@ -2,10 +2,11 @@
 // what one process folded from its parts, moved to the process that
 // finishes the run. The arrays over ranks are disjoint by rank (a process
 // holds the ranks of its consecutive groups), so they are copied into
-// place; what is numbered in the order things were first met (contexts and
-// so PSG vertices, series, communicators) is renumbered by meeting the
-// sender's in its order after the receiver's own, which is the order one
-// process given every part would have met them.
+// place; the sums of seconds are exact (fixed point) and add; what is
+// numbered in the order things were first met (contexts and so PSG
+// vertices, series, communicators) is renumbered by meeting the sender's in
+// its order after the receiver's own, which is the order one process given
+// every part would have met them.
 #include "detect/ppg_build_state.h"
 #include "detect/shard_bytes.h"
 
@@ -113,9 +114,7 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   o.Put(run.approximated_rows);
   o.Put(run.dep_rows);
   o.Put(rate_samples);
-  o.Put(uint64_t(part_sums.size()));
-  for (const PartSums &p : part_sums)
-    o.Put(p);
+  o.Put(sums);
   o.Put(uint64_t(run.warnings.size()));
   for (const std::string &w : run.warnings)
     o.Str(w);
@@ -204,8 +203,12 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
   run.approximated_rows += in.Get<uint64_t>();
   run.dep_rows += in.Get<uint64_t>();
   rate_samples += in.Get<uint64_t>();
-  for (uint64_t n = in.Get<uint64_t>(); n-- > 0;)
-    part_sums.push_back(in.Get<PartSums>());
+  const Sums theirs_sums = in.Get<Sums>();
+  sums.outside += theirs_sums.outside;
+  sums.unresolved += theirs_sums.unresolved;
+  sums.approximated += theirs_sums.approximated;
+  sums.omp_wait += theirs_sums.omp_wait;
+  sums.rate += theirs_sums.rate;
   for (uint64_t n = in.Get<uint64_t>(); n-- > 0;)
     run.warnings.push_back(in.Str());
   // Its contexts met after ours, in its order: the PSG expands and the

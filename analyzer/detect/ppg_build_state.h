@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <climits>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <unordered_map>
@@ -110,13 +111,16 @@ struct RunBuilder::State {
   // (ppg_build_merge.cpp) resolves another process's contexts in this order
   // after its own, as one process given all the parts would have.
   std::vector<Context> context_order;
-  // Seconds summed per part, then over the parts in their order when the
-  // build finishes: a sum that does not depend on which process folded
-  // which part (float addition is not associative).
-  struct PartSums {
-    double outside = 0, unresolved = 0, approximated = 0, omp_wait = 0, rate = 0;
+  // Seconds summed over rows: each rank's in a double, in its rows' order,
+  // then the ranks' in fixed point (2^-64 s), where addition is exact and so
+  // the total does not depend on how the ranks were grouped into parts or
+  // parts shared among processes (ppg_build_merge.cpp).
+  struct Sums {
+    __int128 outside = 0, unresolved = 0, approximated = 0, omp_wait = 0, rate = 0;
   };
-  std::vector<PartSums> part_sums;
+  Sums sums;
+  static __int128 Fixed(double seconds) { return __int128(std::ldexp((long double)seconds, 64)); }
+  static double Seconds(__int128 fixed) { return double(std::ldexp((long double)fixed, -64)); }
 
   State(Psg &p, const std::string &label, const ProgressFn &prog) : psg(p), progress(prog) {
     run.label = label;

@@ -185,6 +185,7 @@ TEST(RunBuilder, PartsInAnyOrderGiveThePpgOfTheWhole) {
   // One world communicator and one {first} per part, each once.
   EXPECT_EQ(c.comms.size(), 5u);
   EXPECT_EQ(c.rank_total, a.rank_total);
+  EXPECT_EQ(c.sample_rate, a.sample_rate); // sums exact whatever the parts
 }
 
 TEST(RunBuilder, ARankInTwoPartsIsKeptOnceAndMissingRanksAreNamed) {
