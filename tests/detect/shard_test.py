@@ -25,8 +25,8 @@ def check(ok, what):
         print("FAIL:", what)
 
 
-def run(cmd, timeout=300):
-    p = subprocess.run(cmd, capture_output=True, timeout=timeout)
+def run(cmd, timeout=300, env=None):
+    p = subprocess.run(cmd, capture_output=True, timeout=timeout, env=env)
     return p.returncode, p.stdout, p.stderr.decode(errors="replace")
 
 
@@ -38,8 +38,11 @@ def main():
     ap.add_argument("--mpirun", required=True)
     a = ap.parse_args()
     os.makedirs(a.work, exist_ok=True)
+    # bench_scale profiles its template with a plain mpirun: allowed as root
+    # (the suite runs as root) the way the launches below are.
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
     rc, out, err = run([a.bench_scale, "--bin", a.bin, "--work", a.work, "--sizes", "256",
-                        "--group", "16", "--keep"], timeout=600)
+                        "--group", "16", "--keep"], timeout=600, env=env)
     if rc != 0:
         print(out.decode(errors="replace"), err)
         sys.exit("bench_scale could not make the runs")
