@@ -173,6 +173,24 @@ void ReadProfileGroupsFromBytes(const std::string &bytes, const std::string &ori
     each(detail::ReadGroup(*src, f, k));
 }
 
+bool ReadProfileGroupShare(const std::string &path, int share, int shares,
+                           const std::function<void(Profile &&part)> &each) {
+  std::string run_dir, v3 = V3PathOf(path, &run_dir);
+  if (v3.empty() || shares < 1 || share < 0 || share >= shares)
+    return false;
+  if (!run_dir.empty()) {
+    detail::RankFiles left = detail::ListRankFiles(run_dir);
+    if (!left.files.empty() || !left.unwritten.empty())
+      return false;
+  }
+  auto src = detail::FileSource(v3);
+  detail::V3File f = detail::OpenV3(*src, v3);
+  const uint64_t n = f.groups.size(), k = uint64_t(share), m = uint64_t(shares);
+  for (uint64_t g = (k * n + m - 1) / m; g < ((k + 1) * n + m - 1) / m; ++g)
+    each(detail::ReadGroup(*src, f, size_t(g)));
+  return true;
+}
+
 Profile ReadProfileRanks(const std::string &path, uint64_t first, uint64_t last) {
   std::string run_dir, v3 = V3PathOf(path, &run_dir);
   Profile p;

@@ -2,9 +2,11 @@
 
 #include "detect/ppg_build.h"
 #include "detect/profile_parts.h"
+#include "detect/shard_bytes.h"
 #include "frames.h"
 
 #include "scalana/elf_section.h"
+#include "scalana/profile_v3.h"
 #include "scalana/psg_format.h"
 #include "scalana/regular_file.h"
 
@@ -107,13 +109,52 @@ void CheckSharedObjects(const std::vector<RecordedModule> &recorded, const Psg &
 }
 } // namespace
 
+namespace {
+// What a process of a sharded analysis counted while placing frames, added
+// to process 0's: the counts are per context resolved, so they add up to
+// what one process resolving every part counts.
+void SendFrameStats(ShardLink &link, const FrameStats &fs) {
+  shard::Out o;
+  o.Put(uint64_t(fs.unrecorded_functions.size()));
+  for (const auto &[name, n] : fs.unrecorded_functions) {
+    o.Str(name);
+    o.Put(n);
+  }
+  for (uint64_t n : {fs.frames_of_unknown_modules, fs.line_zero_filled, fs.mpi_sites_by_operation,
+                     fs.mpi_sites_merged, fs.mpi_sites_without_vertex, fs.call_sites_by_callee,
+                     fs.call_sites_merged, fs.unplaced_frames, fs.unplaced_contexts})
+    o.Put(n);
+  o.Put(uint8_t(fs.no_line_tables));
+  o.Str(fs.debug_reader_failure);
+  o.Str(fs.debug_reader_object);
+  link.SendString(0, o.b);
+}
+
+void AddFrameStats(FrameStats &fs, ShardLink &link, int from) {
+  std::string bytes = link.RecvString(from);
+  shard::In in(bytes);
+  for (uint64_t n = in.Get<uint64_t>(); n-- > 0;) {
+    std::string name = in.Str();
+    fs.unrecorded_functions[name] += in.Get<uint64_t>();
+  }
+  for (uint64_t *n :
+       {&fs.frames_of_unknown_modules, &fs.line_zero_filled, &fs.mpi_sites_by_operation,
+        &fs.mpi_sites_merged, &fs.mpi_sites_without_vertex, &fs.call_sites_by_callee,
+        &fs.call_sites_merged, &fs.unplaced_frames, &fs.unplaced_contexts})
+    *n += in.Get<uint64_t>();
+  fs.no_line_tables = in.Get<uint8_t>() || fs.no_line_tables;
+  std::string failure = in.Str(), object = in.Str();
+  if (fs.debug_reader_failure.empty())
+    fs.debug_reader_failure = failure, fs.debug_reader_object = object;
+}
+} // namespace
+
 // Each run is read one part (group of ranks) at a time and every part is
 // folded into its run's PPG as it comes, so no whole-run profile is held. The
 // PSG is loaded when the first part arrives, with the shared objects that
 // part recorded; frames of one that only later parts loaded are left out
 // (counted in the frames warning).
-LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
-                    const ProgressFn &progress) {
+void CheckRunDirs(const std::vector<std::string> &run_dirs) {
   if (run_dirs.empty())
     throw Error("scalana detect: no run directories given; usage: scalana detect RUN_DIR...");
   for (const std::string &dir : run_dirs) {
@@ -124,7 +165,15 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
                   (found ? FileKind(st.st_mode) : OpenErrorText(errno)) +
                   "); give the run directories written by 'scalana prof -o DIR'");
   }
+}
+
+LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
+                    const ProgressFn &progress) {
+  CheckRunDirs(run_dirs);
+  ShardLink *link = opts.shards && opts.shards->size() > 1 ? opts.shards : nullptr;
+  const int me = link ? link->rank() : 0;
   LoadedRuns out;
+  out.reporter = me == 0;
   std::unique_ptr<FrameResolver> frames;
   std::string binary_build_id;
   std::vector<RecordedModule> recorded;
@@ -164,6 +213,44 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     frames = std::make_unique<FrameResolver>(out.psg, out.binary);
   };
 
+  // The first part of the first run settles the binary, its PSG and the
+  // shared objects: process 0 reads it and tells the others.
+  auto share_first = [&](const Profile &part) {
+    if (!link)
+      return;
+    shard::Out o;
+    if (me == 0) {
+      o.Str(part.meta.psg_id);
+      o.Str(part.meta.binary);
+      o.Put(uint64_t(recorded.size()));
+      for (const RecordedModule &m : recorded) {
+        o.Str(m.info.path);
+        o.Str(m.info.build_id);
+        o.Str(m.info.psg_id);
+        o.Str(m.run);
+      }
+    }
+    link->Broadcast(o.b);
+    if (me == 0)
+      return;
+    shard::In in(o.b);
+    Profile first;
+    first_meta.meta.psg_id = first.meta.psg_id = in.Str();
+    first.meta.binary = in.Str();
+    for (uint64_t n = in.Get<uint64_t>(); n-- > 0;) {
+      RecordedModule m;
+      m.info.path = in.Str();
+      m.info.build_id = in.Str();
+      m.info.psg_id = in.Str();
+      m.run = in.Str();
+      recorded_at.emplace(m.info.path, recorded.size());
+      recorded.push_back(std::move(m));
+    }
+    load_psg(first, run_dirs[0]);
+  };
+  if (me != 0)
+    share_first(Profile{});
+
   for (size_t i = 0; i < run_dirs.size(); ++i) {
     const std::string &dir = run_dirs[i];
     if (progress)
@@ -171,7 +258,7 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     std::unique_ptr<RunBuilder> builder;
     uint64_t abandoned = 0;
     bool complete = true;
-    ForEachProfilePart(dir, [&](Profile &&part) { // throws Error naming the file
+    auto each = [&](Profile &&part) { // throws Error naming the file
       if (!frames) {
         first_meta.meta = part.meta;
         first_meta.meta.modules.clear();
@@ -197,8 +284,10 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
                       "): it was rebuilt between the runs. Profile every run with the same "
                       "build");
       }
-      if (!frames)
+      if (!frames) {
+        share_first(part);
         load_psg(part, dir);
+      }
       CheckProfileMatchesBinary(part, dir, out.binary, binary_build_id, out.psg.psg_id());
       // A longjmp out of an MPI error handler left calls the wrappers closed
       // late (docs/runtime.md, "MPI wrappers").
@@ -213,7 +302,35 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
         builder = std::make_unique<RunBuilder>(out.psg, dir, progress);
       }
       builder->Add(part);
-    });
+    };
+    // Sharded, each process folds its share of a format-3 run's groups
+    // (process 0 the first) and process 0 gathers the rest in order; other
+    // runs process 0 reads alone.
+    bool shared = false;
+    if (link) {
+      builder = std::make_unique<RunBuilder>(out.psg, dir, progress);
+      shared = ReadProfileGroupShare(dir, me, link->size(), each);
+    }
+    if (!shared && me == 0)
+      ForEachProfilePart(dir, each);
+    if (shared && me != 0) {
+      builder->SendTo(*link, 0);
+      shard::Out o;
+      o.Put(abandoned);
+      o.Put(uint8_t(complete));
+      link->SendString(0, o.b);
+      continue;
+    }
+    if (shared)
+      for (int from = 1; from < link->size(); ++from) {
+        builder->ReceiveFrom(*link, from);
+        std::string rec = link->RecvString(from);
+        shard::In in(rec);
+        abandoned += in.Get<uint64_t>();
+        complete = in.Get<uint8_t>() && complete;
+      }
+    if (me != 0)
+      continue;
     if (!builder)
       throw Error(dir + ": the profile holds no part");
     if (abandoned)
@@ -225,7 +342,13 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     if (!complete)
       out.warnings.push_back(dir + ": run ended before MPI_Finalize (per-rank fallback files)");
   }
-  const FrameStats &fs = frames->stats();
+  if (me != 0) {
+    SendFrameStats(*link, frames->stats());
+    return out;
+  }
+  FrameStats fs = frames->stats();
+  for (int from = 1; link && from < link->size(); ++from)
+    AddFrameStats(fs, *link, from);
   for (size_t i = 0; i < out.runs.size(); ++i)
     if (out.runs[i].unresolved_contexts && !fs.unrecorded_functions.empty())
       out.runs[i].warnings.push_back(run_dirs[i] + ": " + UnrecordedSummary(fs));

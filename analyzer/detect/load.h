@@ -3,6 +3,7 @@
 #pragma once
 
 #include "detect/ppg.h"
+#include "detect/shard_link.h"
 
 #include <optional>
 #include <string>
@@ -13,6 +14,9 @@ namespace scalana {
 struct LoadOptions {
   std::string binary; // --binary: overrides meta.binary (the binary has moved)
   uint32_t max_loop_depth = 10;
+  // A sharded analysis (docs/detect.md section 9): this process reads its
+  // share of each format-3 run's groups and process 0 gathers the rest.
+  ShardLink *shards = nullptr;
 };
 
 struct LoadedRuns {
@@ -20,7 +24,15 @@ struct LoadedRuns {
   std::string binary;
   std::vector<Run> runs;
   std::vector<std::string> warnings;
+  // False on the processes of a sharded analysis other than 0: they sent
+  // what they read to process 0 and hold no run.
+  bool reporter = true;
 };
+
+// Throws Error naming the first of RUN_DIRS that is not a readable
+// directory (or when there is none). LoadRuns starts with it; a sharded
+// analysis calls it first on every process, so that all of them end alike.
+void CheckRunDirs(const std::vector<std::string> &run_dirs);
 
 // Throws Error, naming the run directory, on: an unreadable directory or
 // profile, runs with different PSG ids, a binary that no longer exists (say

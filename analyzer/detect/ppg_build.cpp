@@ -7,6 +7,8 @@ RunBuilder::RunBuilder(Psg &psg, const std::string &label, const ProgressFn &pro
 RunBuilder::~RunBuilder() = default;
 void RunBuilder::Add(const Profile &part) { st_->AddPart(part); }
 Run RunBuilder::Finish() { return st_->Finish(); }
+void RunBuilder::SendTo(ShardLink &link, int to) { st_->SendTo(link, to); }
+void RunBuilder::ReceiveFrom(ShardLink &link, int from) { st_->ReceiveFrom(link, from); }
 
 void RunBuilder::State::AddPart(const Profile &part) {
   const std::string &label = run.label;
@@ -29,6 +31,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       throw Error(label + ": rank " + std::to_string(rd.rank) + " is outside the run (" +
                   std::to_string(declared) + " ranks)");
     part_max = std::max(part_max, rd.rank);
+    min_rank = std::min(min_rank, rd.rank);
   }
   max_rank = std::max(max_rank, part_max);
   Reserve(declared > 0 ? size_t(declared) : size_t(part_max + 1));
@@ -38,24 +41,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
   // 1. The part's contexts -> contracted vertices; each distinct context of
   // the run is resolved once.
   std::vector<Resolved> ctx(part.contexts.size());
-  for (size_t i = 0; i < part.contexts.size(); ++i) {
-    auto [it, fresh] = contexts.try_emplace(part.contexts[i]);
-    if (fresh) {
-      Resolved &r = it->second;
-      r.outside = part.contexts[i].empty();
-      size_t cut = 0;
-      // A context that does not fit whole is placed at its largest part that
-      // does, never dropped while any part fits; counted and reported.
-      r.vertex = r.outside ? kNoVertex : psg.ResolveNearest(part.contexts[i], &cut);
-      if (r.vertex == kNoVertex && !r.outside)
-        ++run.unresolved_contexts;
-      if (cut) {
-        r.approximated = true;
-        ++run.approximated_contexts;
-      }
-    }
-    ctx[i] = it->second;
-  }
+  for (size_t i = 0; i < part.contexts.size(); ++i)
+    ctx[i] = ResolveContext(part.contexts[i]);
   auto at = [&](uint32_t c) { return c < ctx.size() ? ctx[c] : Resolved{}; };
   auto count_approximated = [&](const Resolved &r, double seconds) {
     if (r.approximated) {
@@ -81,6 +68,9 @@ void RunBuilder::State::AddPart(const Profile &part) {
       continue;
     }
     seen[r] = 1;
+    // This rank's seconds start from 0 (Sums).
+    run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
+    run.omp_wait_cpu = rate_seconds = 0;
     if (Notable(rd)) {
       RankData head = rd;
       head.vertices.clear(), head.mpi.clear(), head.deps.clear();
@@ -188,6 +178,11 @@ void RunBuilder::State::AddPart(const Profile &part) {
     for (const auto &[si, start] : touched)
       SortEdges(run.series[si].edges, seq_refs[si], start);
     touched.clear();
+    sums.outside += Fixed(run.outside_seconds);
+    sums.unresolved += Fixed(run.unresolved_seconds);
+    sums.approximated += Fixed(run.approximated_seconds);
+    sums.omp_wait += Fixed(run.omp_wait_cpu);
+    sums.rate += Fixed(rate_seconds);
     ++ranks_added;
     if (progress && ranks_added % 8192 == 0)
       progress(label + ": loaded " + std::to_string(ranks_added) + " ranks");

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "detect/ppg.h"
+#include "detect/shard_link.h"
 
 #include <memory>
 
@@ -25,6 +26,15 @@ public:
   // Matches point-to-point rows across parts, computes inclusive times and
   // the warnings; the builder is spent.
   Run Finish();
+
+  // A build split among processes (docs/detect.md section 9): each adds its
+  // parts, the others send what they folded to process TO, which receives it
+  // from each in the order of their parts (ReceiveFrom 1, 2, ...) and then
+  // finishes. The result is the PPG one builder given every part in that
+  // order makes: contexts resolved, series, communicators and edges
+  // numbered in the same order. SendTo spends the builder.
+  void SendTo(ShardLink &link, int to);
+  void ReceiveFrom(ShardLink &link, int from);
 
 private:
   struct State;

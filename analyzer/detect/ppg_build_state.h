@@ -5,9 +5,12 @@
 
 #include "detect/ppg_build.h"
 #include "detect/ppg_threads.h"
+#include "detect/shard_link.h"
 #include "scalana/sampling_checks.h"
 
 #include <algorithm>
+#include <climits>
+#include <cmath>
 #include <cstdio>
 #include <numeric>
 #include <unordered_map>
@@ -103,6 +106,21 @@ struct RunBuilder::State {
   std::vector<std::pair<size_t, size_t>> touched; // (series, first new edge) of one rank
   Profile summary; // meta, unwritten markers, notable ranks without rows
   size_t parts = 0, ranks_added = 0;
+  int min_rank = INT32_MAX;
+  // The run's distinct contexts in the order first met: a sharded build
+  // (ppg_build_merge.cpp) resolves another process's contexts in this order
+  // after its own, as one process given all the parts would have.
+  std::vector<Context> context_order;
+  // Seconds summed over rows: each rank's in a double, in its rows' order,
+  // then the ranks' in fixed point (2^-64 s), where addition is exact and so
+  // the total does not depend on how the ranks were grouped into parts or
+  // parts shared among processes (ppg_build_merge.cpp).
+  struct Sums {
+    __int128 outside = 0, unresolved = 0, approximated = 0, omp_wait = 0, rate = 0;
+  };
+  Sums sums;
+  static __int128 Fixed(double seconds) { return __int128(std::ldexp((long double)seconds, 64)); }
+  static double Seconds(__int128 fixed) { return double(std::ldexp((long double)fixed, -64)); }
 
   State(Psg &p, const std::string &label, const ProgressFn &prog) : psg(p), progress(prog) {
     run.label = label;
@@ -140,6 +158,27 @@ struct RunBuilder::State {
       run.omp_threads.resize(cap, 0);
   }
 
+  // CONTEXT's vertex, resolved once per distinct context of the run.
+  Resolved ResolveContext(const Context &context) {
+    auto [it, fresh] = contexts.try_emplace(context);
+    if (fresh) {
+      context_order.push_back(context);
+      Resolved &r = it->second;
+      r.outside = context.empty();
+      size_t cut = 0;
+      // A context that does not fit whole is placed at its largest part that
+      // does, never dropped while any part fits; counted and reported.
+      r.vertex = r.outside ? kNoVertex : psg.ResolveNearest(context, &cut);
+      if (r.vertex == kNoVertex && !r.outside)
+        ++run.unresolved_contexts;
+      if (cut) {
+        r.approximated = true;
+        ++run.approximated_contexts;
+      }
+    }
+    return it->second;
+  }
+
   uint32_t CommId(const CommMembers &members, int occurrence) {
     uint64_t h = members.Hash();
     auto [b, e] = comm_ids.equal_range(h);
@@ -155,6 +194,8 @@ struct RunBuilder::State {
 
   void AddPart(const Profile &part);
   Run Finish();
+  void SendTo(ShardLink &link, int to);
+  void ReceiveFrom(ShardLink &link, int from);
 };
 
 } // namespace scalana

@@ -11,7 +11,9 @@
 // detect` does it (LoadRuns' steps: read one group, resolve its frames, fold
 // it into the PPG), with the child's peak memory from wait4.
 //
-// usage: bench_scale --bin DIR --work DIR [--sizes 1024,16384,...]
+// usage: bench_scale --bin DIR --work DIR [--sizes 1024,16384,...] [--keep]
+// --keep writes the runs, keeps them (WORK/npN) and analyses nothing: inputs
+// for timing `scalana detect` itself, e.g. sharded under mpirun.
 #include "generate.h"
 
 #include "detect/detect.h"
@@ -107,8 +109,17 @@ int main(int argc, char **argv) {
   std::string bin, work;
   std::vector<int> sizes{1024, 16384, 131072, 1048576};
   uint32_t group = 128;
-  for (int a = 1; a + 1 < argc; a += 2) {
-    std::string k = argv[a], v = argv[a + 1];
+  bool keep = false;
+  for (int a = 1; a < argc; a += 2) {
+    std::string k = argv[a];
+    if (k == "--keep") {
+      keep = true;
+      --a;
+      continue;
+    }
+    if (a + 1 >= argc)
+      break;
+    std::string v = argv[a + 1];
     if (k == "--bin")
       bin = v;
     else if (k == "--work")
@@ -125,7 +136,8 @@ int main(int argc, char **argv) {
     }
   }
   if (bin.empty() || work.empty()) {
-    std::fprintf(stderr, "usage: bench_scale --bin DIR --work DIR [--sizes N,...] [--group G]\n");
+    std::fprintf(stderr,
+                 "usage: bench_scale --bin DIR --work DIR [--sizes N,...] [--group G] [--keep]\n");
     return 2;
   }
   try {
@@ -156,6 +168,10 @@ int main(int argc, char **argv) {
       double t_write = Now() - t0;
       std::printf("%8d %8d %7.1f %8.0f | ", n, m, t_write, double(bytes) / (n + m));
       std::fflush(stdout);
+      if (keep) {
+        std::printf("kept %s %s\n", d_small.c_str(), d_big.c_str());
+        continue;
+      }
       pid_t pid = fork();
       if (pid == 0) {
         try {

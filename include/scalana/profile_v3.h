@@ -60,6 +60,18 @@ void ReadProfileGroups(const std::string &run_dir_or_file,
 void ReadProfileGroupsFromBytes(const std::string &bytes, const std::string &origin,
                                 const std::function<void(Profile &&part)> &each);
 
+// SHARE's share (0 to SHARES-1) of the groups of the format-3 profile
+// RUN_DIR_OR_FILE names, for analyses that split a run's groups among
+// SHARES processes: consecutive groups, share k taking groups
+// ceil(k G / SHARES) to ceil((k+1) G / SHARES) - 1 of G, so share 0 has the
+// first whenever there is one. EACH gets them in rank order as
+// ReadProfileGroups gives them. Returns false, calling EACH never, when the
+// profile cannot be split so: not format 3, or a run directory whose
+// per-rank files (ranks that ended before MPI_Finalize) ReadProfileGroups
+// would merge into one more part. Throws Error as ReadProfileGroups does.
+bool ReadProfileGroupShare(const std::string &run_dir_or_file, int share, int shares,
+                           const std::function<void(Profile &&part)> &each);
+
 // The ranks FIRST to LAST (inclusive) of the profile PATH names (a run
 // directory or a file), merged. For a format-3 file only the blocks of the
 // groups overlapping the range are read (through the index); for older

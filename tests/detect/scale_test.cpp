@@ -3,12 +3,14 @@
 #include "detect/detect.h"
 #include "detect/ppg_build.h"
 #include "detect/report.h"
+#include "detect/shard_link.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cstring>
 #include <map>
 #include <sstream>
 #include <tuple>
@@ -34,7 +36,11 @@ struct Halo {
     fn.vertices[parent].children.push_back(v.local);
     return v.local;
   }
-  Halo() {
+  // With CALLS: main also calls work() (a loop) from two call sites, whose
+  // copies the PSG makes as contexts reach them, numbered in that order.
+  LocalPsg work;
+  uint32_t call_a = 0, call_b = 0, work_loop = 0;
+  explicit Halo(bool calls = false) {
     fn.key = fn.name = "main";
     fn.linkage = "external";
     fn.loc = {"app.c", 1, 100, 0};
@@ -48,7 +54,31 @@ struct Halo {
     isend = Add(outer, VertexKind::Mpi, 21, "MPI_Isend", MpiClass::P2PNonBlocking);
     waitall = Add(outer, VertexKind::Mpi, 22, "MPI_Waitall", MpiClass::Completion);
     allreduce = Add(outer, VertexKind::Mpi, 40, "MPI_Allreduce", MpiClass::Collective);
-    psg = Psg::Build({fn});
+    if (!calls) {
+      psg = Psg::Build({fn});
+      return;
+    }
+    call_a = Add(outer, VertexKind::Call, 30);
+    call_b = Add(outer, VertexKind::Call, 31);
+    fn.vertices[call_a].callee = fn.vertices[call_b].callee = "work";
+    work.key = work.name = "work";
+    work.linkage = "external";
+    work.loc = {"app.c", 50, 70, 0};
+    LocalVertex wroot, loop;
+    wroot.kind = VertexKind::Function;
+    wroot.loc = work.loc;
+    loop.local = 1;
+    loop.kind = VertexKind::Loop;
+    loop.parent = 0;
+    loop.loc = {"app.c", 60, 60, 0};
+    wroot.children.push_back(1);
+    work.vertices = {wroot, loop};
+    work_loop = 1;
+    psg = Psg::Build({fn, work});
+  }
+  // work()'s loop reached through main's call site CALL.
+  Context WorkLoop(uint32_t call) const {
+    return {Id(call), scalana_vertex_id(scalana_function_hash("work", 4), work_loop)};
   }
   uint64_t Id(uint32_t local) const {
     return scalana_vertex_id(scalana_function_hash(fn.key.data(), fn.key.size()), local);
@@ -155,6 +185,7 @@ TEST(RunBuilder, PartsInAnyOrderGiveThePpgOfTheWhole) {
   // One world communicator and one {first} per part, each once.
   EXPECT_EQ(c.comms.size(), 5u);
   EXPECT_EQ(c.rank_total, a.rank_total);
+  EXPECT_EQ(c.sample_rate, a.sample_rate); // sums exact whatever the parts
 }
 
 TEST(RunBuilder, ARankInTwoPartsIsKeptOnceAndMissingRanksAreNamed) {
@@ -176,6 +207,92 @@ TEST(RunBuilder, ARankInTwoPartsIsKeptOnceAndMissingRanksAreNamed) {
   EXPECT_TRUE(missing);
   EXPECT_EQ(c.SlotOf(24), -1);
   EXPECT_EQ(c.SlotOf(23), 23);
+}
+
+// Two processes in one: what one sends, the other receives, in order.
+class MemoryLink : public ShardLink {
+public:
+  int rank() const override { return 0; }
+  int size() const override { return 2; }
+  void Send(int, const void *data, size_t bytes) override {
+    bytes_.append(static_cast<const char *>(data), bytes);
+  }
+  void Recv(int, void *data, size_t bytes) override {
+    ASSERT_LE(at_ + bytes, bytes_.size());
+    std::memcpy(data, bytes_.data() + at_, bytes);
+    at_ += bytes;
+  }
+  bool Drained() const { return at_ == bytes_.size(); }
+
+private:
+  std::string bytes_;
+  size_t at_ = 0;
+};
+
+std::string JsonOf(Halo &h, std::vector<scalana::Run> &runs) {
+  DetectOptions o;
+  DetectResult r = Detect(h.psg, runs, o);
+  ReportInput in{h.psg, runs, r, o, "app", {}};
+  std::ostringstream j;
+  WriteJsonReport(in, j);
+  return j.str();
+}
+
+TEST(RunBuilder, PartsFoldedByTwoProcessesGiveThePpgOfOne) {
+  Halo h(true), h2(true), other(true); // each process has a PSG of its own
+  Profile small = h.Make(16, 3, 4), whole = h.Make(64, 20, 23);
+  // Ranks 32-47 also run work() from both call sites, its copy through
+  // call_b met first: the PSG makes that copy first.
+  auto part = [&](int first, int last, bool calls) {
+    Profile p = PartOf(whole, first, last);
+    if (calls) {
+      const uint32_t b = uint32_t(p.contexts.size());
+      p.contexts.push_back(h.WorkLoop(h.call_b));
+      p.contexts.push_back(h.WorkLoop(h.call_a));
+      for (RankData &r : p.ranks) {
+        r.vertices.push_back({b, 7, 0.07, {}});
+        r.vertices.push_back({b + 1, 3, 0.03, {}});
+      }
+    }
+    return p;
+  };
+  // The other process has resolved work()'s loop through call_a before:
+  // its copies are numbered the other way round.
+  size_t cut = 0;
+  other.psg.ResolveNearest(other.WorkLoop(other.call_a), &cut);
+  ASSERT_NE(other.psg.ResolveNearest(other.WorkLoop(other.call_b), &cut),
+            h.psg.ResolveNearest(h.WorkLoop(h.call_b), &cut));
+  Halo fresh(true); // the numbering the test's runs start from
+  RunBuilder one(fresh.psg, "np64");
+  for (auto [first, last, calls] :
+       {std::tuple{0, 16, false}, {16, 32, false}, {32, 48, true}, {48, 64, false}})
+    one.Add(part(first, last, calls));
+  std::vector<scalana::Run> alone{BuildRun(fresh.psg, small, "np16"), one.Finish()};
+
+  RunBuilder mine(h2.psg, "np64"), theirs(other.psg, "np64");
+  mine.Add(part(0, 16, false));
+  mine.Add(part(16, 32, false));
+  theirs.Add(part(32, 48, true));
+  theirs.Add(part(48, 64, false));
+  MemoryLink link;
+  theirs.SendTo(link, 0);
+  mine.ReceiveFrom(link, 1);
+  EXPECT_TRUE(link.Drained());
+  std::vector<scalana::Run> split{BuildRun(h2.psg, small, "np16"), mine.Finish()};
+  const scalana::Run &a = alone[1], &b = split[1];
+  EXPECT_EQ(a.contexts, b.contexts);
+  EXPECT_EQ(a.comms.size(), b.comms.size());
+  ASSERT_EQ(a.series.size(), b.series.size());
+  for (size_t i = 0; i < a.series.size(); ++i) {
+    EXPECT_EQ(a.series[i].vertex, b.series[i].vertex) << i;
+    EXPECT_EQ(a.series[i].cpu, b.series[i].cpu) << i;
+    EXPECT_EQ(a.series[i].incl, b.series[i].incl) << i;
+    EXPECT_EQ(a.series[i].edges.size(), b.series[i].edges.size()) << i;
+  }
+  EXPECT_EQ(Edges(a), Edges(b));
+  EXPECT_EQ(a.sample_rate, b.sample_rate);
+  EXPECT_EQ(a.warnings, b.warnings);
+  EXPECT_EQ(JsonOf(fresh, alone), JsonOf(h2, split));
 }
 
 struct Reports {

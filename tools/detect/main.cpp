@@ -7,6 +7,7 @@
 #include "detect/report_common.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/text_escape.h"
+#include "shard_mpi.h"
 
 #include <CLI/CLI.hpp>
 
@@ -15,6 +16,7 @@
 #include <fstream>
 #include <iostream>
 #include <map>
+#include <memory>
 #include <new>
 #include <unistd.h>
 
@@ -79,7 +81,27 @@ int main(int argc, char **argv) {
   if (int status = cli::Parse(app, argc, argv, "scalana detect"); status >= 0)
     return status;
 
-  const bool tty = isatty(STDERR_FILENO);
+  // Under mpirun with several processes, each reads a share of every run
+  // and process 0 reports (docs/detect.md section 9).
+  std::unique_ptr<MpiShards> shards = MpiShards::Start(&argc, &argv);
+  const int me = shards ? shards->rank() : 0;
+  try {
+    CheckRunDirs(run_dirs); // every process alike: all end here, process 0 says why
+  } catch (const Error &e) {
+    if (me == 0)
+      std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
+    return 1;
+  }
+  load.shards = shards.get();
+  // A failure on one process ends them all; it prints why.
+  auto fail = [&](int status) {
+    if (shards) {
+      std::fflush(stderr);
+      shards->Abort(status);
+    }
+    return status;
+  };
+  const bool tty = me == 0 && isatty(STDERR_FILENO);
   ProgressFn progress;
   if (tty)
     progress = [](const std::string &msg) {
@@ -87,6 +109,8 @@ int main(int argc, char **argv) {
     };
   try {
     LoadedRuns loaded = LoadRuns(run_dirs, load, progress);
+    if (!loaded.reporter)
+      return 0; // process 0 has what this one read
     if (tty)
       std::fprintf(stderr, "\r\033[Kdetecting...");
     DetectResult result = Detect(loaded.psg, loaded.runs, opts);
@@ -129,19 +153,19 @@ int main(int argc, char **argv) {
     if (tty)
       std::fprintf(stderr, "\r\033[K");
     std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
-    return 1;
+    return fail(1);
   } catch (const std::bad_alloc &) {
     if (tty)
       std::fprintf(stderr, "\r\033[K");
     std::fprintf(stderr, "scalana detect: error: out of memory; the runs are too large for this "
                          "machine's memory (or its ulimit -v)\n");
-    return 1;
+    return fail(1);
   } catch (const std::exception &e) {
     std::fprintf(stderr, "scalana detect: internal error: %s\n", EscapeControls(e.what()).c_str());
-    return 2;
+    return fail(2);
   } catch (...) {
     std::fprintf(stderr, "scalana detect: internal error: unknown exception\n");
-    return 2;
+    return fail(2);
   }
   return 0;
 }
