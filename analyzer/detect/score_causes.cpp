@@ -56,8 +56,18 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
     RootCause &rc = res.root_causes[ci];
     const VertexSeries *s = big.Find(rc.vertex);
     rc.non_scalable = costs.NonScalable(rc.vertex);
+    double cost = costs.Cost(rc.vertex, rc.culprit_rank, &rc.cost_is_growth);
+    if (auto it = traced.call_site_cost.find(rc.vertex);
+        it != traced.call_site_cost.end() && it->second.first == rc.culprit_rank)
+      cost += it->second.second;
+    // A rank cannot wait for a cause longer than the cause makes its rank
+    // late: each of its waits for the culprit is at most the excess the
+    // culprit had then, and those excesses add up to the cost. The rest of
+    // what it waited there is the culprit's rank being late for other
+    // reasons (oversubscription, other causes); without the bound every
+    // cause of one rank, however small, claimed that rank's whole wait.
     for (auto [r, w] : WaitsFor(big, rc.culprit_rank, traced.waits[ci], opts)) {
-      rc.waits_caused += w;
+      rc.waits_caused += std::min(w, cost);
       ++rc.waiting_ranks;
     }
     rc.wall_time = big.meta.wall_time > 0 ? big.meta.wall_time : big_max;
@@ -78,10 +88,6 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
           rc.ranks.push_back(big.ranks[i]);
       }
     std::sort(rc.ranks.begin(), rc.ranks.end());
-    double cost = costs.Cost(rc.vertex, rc.culprit_rank, &rc.cost_is_growth);
-    if (auto it = traced.call_site_cost.find(rc.vertex);
-        it != traced.call_site_cost.end() && it->second.first == rc.culprit_rank)
-      cost += it->second.second;
     rc.cost_seconds = cost;
     rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;
     // Off the critical path (nobody waits for it, its rank is not the

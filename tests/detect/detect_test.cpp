@@ -757,7 +757,8 @@ template <typename RelaxFn, typename TailFn>
 std::vector<scalana::Run> ScalingRuns(HaloProgram &h, std::vector<int> scales, RelaxFn relax,
                                       TailFn tail) {
   // inflated waiting, the same with either experiment
-  return ScalingRuns(h, scales, relax, tail, [](int p, int) { return 0.4 * p; }, 0.0);
+  return ScalingRuns(
+      h, scales, relax, tail, [](int p, int) { return 0.4 * p; }, 0.0);
 }
 
 TEST(DetectAutoScaling, ConstantComputationPerRankIsWeak) {
@@ -986,6 +987,30 @@ TEST(DetectRanking, AnAbnormalLoopIsTheCauseOfItsOwnExcess) {
   EXPECT_EQ(res.root_causes[0].vertex, h.V(h.relax));
   ExpectRank3Cause(res, h.V(h.tail), 0.3,
                    "the abnormal tail loop gave way to the relax loop behind it");
+}
+
+TEST(DetectRanking, NoRankWaitsForACauseLongerThanItsCost) {
+  // Rank 3's neighbours wait 1 s each for it, but its relax loop is only
+  // 0.5 s late: the rest of the lateness is not the loop's. The waits
+  // traced to the loop are at most its cost per waiting rank.
+  HaloProgram h;
+  Profile p = HaloProfile(h, 8, 3, 2.0);
+  for (VertexRow &row : p.ranks[3].vertices)
+    if (row.cpu_seconds == 2.0) { // the slow relax loop, the only 2 s row
+      row.cpu_seconds = 1.5;
+      row.samples = uint64_t(std::llround(1.5 * p.meta.sampling.hz));
+    }
+  scalana::Run run = BuildRun(h.psg, p, "run8");
+  DetectResult res = Detect(h.psg, {run}, DetectOptions{});
+  const RootCause *rc = FindCause(res, h.V(h.relax));
+  ASSERT_NE(rc, nullptr);
+  EXPECT_EQ(rc->culprit_rank, 3);
+  EXPECT_NEAR(rc->cost_seconds, 0.5, 1e-5);
+  EXPECT_GE(rc->waiting_ranks, 2);
+  EXPECT_GT(rc->waits_caused, 0);
+  EXPECT_LE(rc->waits_caused, rc->waiting_ranks * rc->cost_seconds + 1e-9)
+      << rc->waits_caused << " s of waiting on " << rc->waiting_ranks << " ranks for a "
+      << rc->cost_seconds << " s cause";
 }
 
 TEST(DetectRanking, CostsSayWhatTheyAreOfAndWhatAFixSaves) {
