@@ -22,7 +22,6 @@
 #include <pthread.h>
 #include <sched.h>
 
-
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -575,17 +574,11 @@ std::atomic<uint64_t> g_handles_generation{1};
 // use the monotonic clock. Hazard: a thread that migrates between CPUs
 // mid-call could see a counter step back if they were not synchronised;
 // negative spans are clamped to 0.
-uint64_t MonoNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000ull + uint64_t(ts.tv_nsec);
-}
-
 uint64_t Ticks() {
 #if defined(__x86_64__)
   return __builtin_ia32_rdtsc();
 #else
-  return MonoNs();
+  return MonotonicNs();
 #endif
 }
 
@@ -596,7 +589,7 @@ struct TickClock {
 #if defined(__x86_64__)
     usable = KernelKeepsTimeWithTsc();
     ticks0 = Ticks();
-    ns0 = MonoNs();
+    ns0 = MonotonicNs();
 #endif
   }
 };
@@ -607,10 +600,10 @@ std::atomic<double> g_seconds_per_tick{0};
 void CalibrateTicks() {
   if (!g_tick_clock.usable)
     return;
-  uint64_t ns = MonoNs(), ticks = Ticks();
+  uint64_t ns = MonotonicNs(), ticks = Ticks();
   // At least 5 ms between the two readings, so their jitter stays below 1e-4.
   while (ns - g_tick_clock.ns0 < 5000000) {
-    ns = MonoNs();
+    ns = MonotonicNs();
     ticks = Ticks();
   }
   if (ticks > g_tick_clock.ticks0)
@@ -875,7 +868,7 @@ MpiCall::MpiCall(const char *op, MpiClass, const void *return_address, const voi
   if (!timed_)
     return;
   ticks_ = g_seconds_per_tick.load(std::memory_order_relaxed) > 0;
-  start_ = ticks_ ? Ticks() : MonoNs();
+  start_ = ticks_ ? Ticks() : MonotonicNs();
 }
 
 // The outer call was left by a longjmp: its destructor never ran. Its
@@ -916,7 +909,7 @@ void MpiCall::StopClock() noexcept {
                    ? double(now - start_) * g_seconds_per_tick.load(std::memory_order_relaxed)
                    : 0.0;
   } else {
-    uint64_t now = MonoNs();
+    uint64_t now = MonotonicNs();
     seconds_ = now > start_ ? double(now - start_) * 1e-9 : 0.0;
   }
 }

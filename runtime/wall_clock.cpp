@@ -6,13 +6,6 @@
 #include <unistd.h>
 
 namespace scalana::rt {
-namespace {
-uint64_t MonotonicNs() {
-  struct timespec ts;
-  clock_gettime(CLOCK_MONOTONIC, &ts);
-  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
-}
-} // namespace
 
 bool KernelKeepsTimeWithTsc() {
   int fd = open("/sys/devices/system/clocksource/clocksource0/current_clocksource",

@@ -17,6 +17,14 @@
 
 namespace scalana::rt {
 
+// CLOCK_MONOTONIC in nanoseconds: the reference of both TSC clocks (the
+// OMPT callbacks' and the MPI call clock in recorder.cpp) and their fallback.
+inline uint64_t MonotonicNs() {
+  struct timespec ts;
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+}
+
 // Whether the kernel's clocksource is the TSC: it is only if the kernel
 // found the counter invariant and synchronised across CPUs (a VM whose host
 // cannot promise that gets kvm-clock or hpet). Reads sysfs: not for hot paths.
@@ -33,9 +41,7 @@ public:
     if (tsc_)
       return __rdtsc();
 #endif
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return uint64_t(ts.tv_sec) * 1000000000u + uint64_t(ts.tv_nsec);
+    return MonotonicNs();
   }
   uint64_t ToNs(uint64_t ticks) const {
     return tsc_ ? uint64_t((unsigned __int128)ticks * ns_per_tick_q32_ >> 32) : ticks;

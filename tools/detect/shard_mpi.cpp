@@ -10,6 +10,7 @@
 #include <algorithm>
 #include <cstdlib>
 #include <ctime>
+#include <string>
 
 namespace scalana {
 
@@ -47,30 +48,35 @@ std::unique_ptr<MpiShards> MpiShards::Start(int *argc, char ***argv) {
 
 MpiShards::~MpiShards() { MPI_Finalize(); }
 
+// Moves BYTES in pieces of at most kPiece: POST(offset, size, &request)
+// starts one piece, which is waited for before the next; WHAT names the
+// direction in the error.
+template <typename Post> void InPieces(size_t bytes, const std::string &what, Post post) {
+  size_t done = 0;
+  do {
+    size_t n = std::min(bytes - done, kPiece);
+    MPI_Request req;
+    if (post(done, int(n), &req) != MPI_SUCCESS)
+      throw Error("sharded analysis: " + what + " failed");
+    Wait(&req);
+    done += n;
+  } while (done < bytes);
+}
+
 void MpiShards::Send(int peer, const void *data, size_t bytes) {
   const char *p = static_cast<const char *>(data);
-  do {
-    size_t n = std::min(bytes, kPiece);
-    MPI_Request req;
-    if (MPI_Isend(p, int(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
-      throw Error("sharded analysis: sending to analysis process " + std::to_string(peer) +
-                  " failed");
-    Wait(&req);
-    p += n, bytes -= n;
-  } while (bytes > 0);
+  InPieces(bytes, "sending to analysis process " + std::to_string(peer),
+           [&](size_t at, int n, MPI_Request *req) {
+             return MPI_Isend(p + at, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, req);
+           });
 }
 
 void MpiShards::Recv(int peer, void *data, size_t bytes) {
   char *p = static_cast<char *>(data);
-  do {
-    size_t n = std::min(bytes, kPiece);
-    MPI_Request req;
-    if (MPI_Irecv(p, int(n), MPI_BYTE, peer, 0, MPI_COMM_WORLD, &req) != MPI_SUCCESS)
-      throw Error("sharded analysis: receiving from analysis process " + std::to_string(peer) +
-                  " failed");
-    Wait(&req);
-    p += n, bytes -= n;
-  } while (bytes > 0);
+  InPieces(bytes, "receiving from analysis process " + std::to_string(peer),
+           [&](size_t at, int n, MPI_Request *req) {
+             return MPI_Irecv(p + at, n, MPI_BYTE, peer, 0, MPI_COMM_WORLD, req);
+           });
 }
 
 void MpiShards::Abort(int status) {
