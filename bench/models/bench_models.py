@@ -14,12 +14,23 @@ merged values of runs at one rank count, and Extra-P takes them as the
 repetitions of one point. On 2 shared cores one run per scale leaves too
 much noise to tell log2(p) from p^(1/4) over 1..6 ranks.
 
-usage: bench_models.py --bin BUILD/bin [--venv VENV] [--unit N] [--reps N]
+Every scale shares the cores alike: one spinning process per core runs
+beside the ranks (--no-share-cores: none). Without them the runs at 1 and
+2 ranks have a core each and those at 3 or more share one, and a rank that
+shares its core takes about 1% more CPU time for the same work (the caches
+refilled after each switch): a step between 2 and 3 ranks that bent the
+p^(1/2) vertex's data toward p^(1/4) log2(p), for Extra-P as for ScalAna.
+On a cluster each rank has a core of its own at every scale; here every
+rank shares one at every scale.
+
+usage: bench_models.py --bin BUILD/bin [--venv VENV] [--unit N] [--reps N] [--no-share-cores]
 """
 import argparse
 import json
 import math
+import contextlib
 import os
+import signal
 import subprocess
 import sys
 import tempfile
@@ -38,6 +49,18 @@ def env():
     e.update(OMPI_MCA_mpi_yield_when_idle="1", OMPI_ALLOW_RUN_AS_ROOT="1",
              OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_rmaps_base_oversubscribe="1")
     return e
+
+
+@contextlib.contextmanager
+def spinners(count):
+    """COUNT processes that spin until the block ends (see the docstring)."""
+    procs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(count)]
+    try:
+        yield
+    finally:
+        for p in procs:
+            p.send_signal(signal.SIGKILL)
+            p.wait()
 
 
 def extrap_models(venv, export):
@@ -83,6 +106,8 @@ def main():
     ap.add_argument("--unit", type=int, default=100000000)
     ap.add_argument("--reps", type=int, default=3, help="runs per scale (repetitions)")
     ap.add_argument("--reuse", default="", help="the runs of an earlier invocation: model only")
+    ap.add_argument("--no-share-cores", action="store_true",
+                    help="no spinning process beside the ranks (see above)")
     args = ap.parse_args()
     work = args.reuse or tempfile.mkdtemp(prefix="scalana-bench-models-")
     exe = os.path.join(work, "models")
@@ -92,16 +117,18 @@ def main():
     if args.reps < 1:
         ap.error("--reps takes a whole number of at least 1")
     runs = {}  # ranks -> run directories, one per repetition
-    for rep in range(args.reps):  # repetitions interleaved, so load hits every scale alike
-        for p in SCALES + [HELD_OUT]:
-            d = os.path.join(work, "np%d.r%d" % (p, rep))
-            runs.setdefault(p, []).append(d)
-            if args.reuse:
-                continue
-            subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(p),
-                            os.path.join(args.bin, "scalana"), "prof", "-f", "-o", d,
-                            "--experiment", "weak", "--", exe, str(args.unit)],
-                           check=True, env=env(), stdout=subprocess.DEVNULL)
+    share = 0 if args.reuse or args.no_share_cores else os.cpu_count() or 1
+    with spinners(share):
+        for rep in range(args.reps):  # repetitions interleaved, so load hits every scale alike
+            for p in SCALES + [HELD_OUT]:
+                d = os.path.join(work, "np%d.r%d" % (p, rep))
+                runs.setdefault(p, []).append(d)
+                if args.reuse:
+                    continue
+                subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(p),
+                                os.path.join(args.bin, "scalana"), "prof", "-f", "-o", d,
+                                "--experiment", "weak", "--", exe, str(args.unit)],
+                               check=True, env=env(), stdout=subprocess.DEVNULL)
     fit = [d for p in SCALES for d in runs[p]]
     det = subprocess.run([os.path.join(args.bin, "scalana"), "detect", "--predict",
                           str(HELD_OUT), "--format", "json"] + fit,
@@ -157,7 +184,8 @@ def main():
         print("prediction error at %d ranks (CPU vertices): median %.1f%%, max %.1f%%"
               % (HELD_OUT, 100 * sorted(errors)[len(errors) // 2], 100 * max(errors)))
     print("leading term agrees with Extra-P's: %d of %d vertices" % (agree, compared))
-    print("%d run(s) per scale; runs in %s" % (args.reps, work))
+    print("%d run(s) per scale, %d spinning process(es) beside the ranks; runs in %s"
+          % (args.reps, share, work))
 
 
 if __name__ == "__main__":
