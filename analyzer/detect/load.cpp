@@ -263,7 +263,10 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
         first_meta.meta = part.meta;
         first_meta.meta.modules.clear();
       } else {
-        CheckSamePsg({first_meta, part}, {run_dirs[0], dir});
+        // The metas alone: a part holds every row of its ranks.
+        Profile meta_only;
+        meta_only.meta = part.meta;
+        CheckSamePsg({first_meta, meta_only}, {run_dirs[0], dir});
       }
       // Shared objects: one build of each across the runs.
       Profile modules;

@@ -347,8 +347,8 @@ namespace {
 // shmem_long_atomic_add, whose waits otherwise stayed on the call site as
 // computation. Otherwise the call site is repeated and the time stays
 // there, as for a callee without a record.
-std::vector<uint64_t> TailChain(const FrameResolver::Impl &m, int32_t f, size_t v,
-                                uint64_t call_id, const std::string &op) {
+std::vector<uint64_t> TailChain(const FrameResolver::Impl &m, int32_t f, size_t v, uint64_t call_id,
+                                const std::string &op) {
   std::vector<uint64_t> chain;
   for (int32_t fn = m.CalleeOf(f, v); fn >= 0 && chain.size() < 4;) {
     const LocalPsg &callee = m.psg.functions()[size_t(fn)];
@@ -378,19 +378,29 @@ std::vector<uint64_t> TailChain(const FrameResolver::Impl &m, int32_t f, size_t 
 
 namespace {
 // Re-indexes ROWS through REMAP and sums, with ADD, the rows that now share
-// a key: recorded contexts that map to one PSG context become one row.
+// a key: recorded contexts that map to one PSG context become one row. In
+// place, ordered by key, the rows of one key added in their order: a stable
+// sort, not a map, because a node per row (and the copy of its sequence
+// ranges or counters) made the allocator the costliest part of reading a
+// million ranks.
 template <typename Row, typename KeyOf, typename Add>
 void MergeRows(std::vector<Row> &rows, const std::vector<uint32_t> &remap, KeyOf key_of, Add add) {
-  std::map<std::invoke_result_t<KeyOf, const Row &>, Row> merged;
-  for (Row &row : rows) {
+  for (Row &row : rows)
     row.ctx = remap.at(row.ctx);
-    auto [it, fresh] = merged.try_emplace(key_of(row), row);
-    if (!fresh)
-      add(it->second, row);
+  auto before = [&](const Row &a, const Row &b) { return key_of(a) < key_of(b); };
+  if (!std::is_sorted(rows.begin(), rows.end(), before))
+    std::stable_sort(rows.begin(), rows.end(), before);
+  size_t out = 0;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (out > 0 && !before(rows[out - 1], rows[i])) { // sorted: equal keys
+      add(rows[out - 1], rows[i]);
+      continue;
+    }
+    if (out != i)
+      rows[out] = std::move(rows[i]);
+    ++out;
   }
-  rows.clear();
-  for (auto &kv : merged)
-    rows.push_back(std::move(kv.second));
+  rows.resize(out);
 }
 } // namespace
 
