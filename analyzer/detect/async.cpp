@@ -16,42 +16,87 @@ bool IssuesOperations(DepKind k) { return k == DepKind::Send || k == DepKind::Rm
 constexpr int kOperations = int(HotMeasure::Operations), kBytes = int(HotMeasure::Bytes);
 constexpr int kMeasures = 2;
 
-// Operations and bytes per target rank of the rows on one vertex.
+// Whether a row on a vertex that is no Wait/Test counts as operations to its
+// peer. Synchronisation rows (flush, unlock: no data) are not updates.
+bool Draws(const DepEdge &e) {
+  if (!IssuesOperations(e.kind) || e.peer_rank < 0 || e.count == 0)
+    return false;
+  return !(e.kind == DepKind::Rma && e.bytes == 0);
+}
+
+// Operations and bytes per target rank of the rows on one vertex (or one
+// call in the source): flat arrays sorted by target, not maps, because a
+// million ranks made a node per target the costliest part of detection.
 struct Fanout {
-  std::map<int, uint64_t> to[kMeasures];
+  std::vector<int> targets;            // distinct, ascending
+  std::vector<uint64_t> to[kMeasures]; // per target, as TARGETS
   uint64_t total[kMeasures] = {0, 0};
-  std::map<int, std::vector<int>> from; // target -> producing ranks
   DepKind kind = DepKind::Send;
+
+  // The index of TARGET in targets, or -1.
+  long Find(int target) const {
+    auto it = std::lower_bound(targets.begin(), targets.end(), target);
+    return it != targets.end() && *it == target ? long(it - targets.begin()) : -1;
+  }
 };
+
+// (target, operations, bytes) rows summed per target.
+struct Draw {
+  int target;
+  uint64_t amount[kMeasures];
+};
+void Fold(std::vector<Draw> &draws, Fanout &f) {
+  std::sort(draws.begin(), draws.end(),
+            [](const Draw &a, const Draw &b) { return a.target < b.target; });
+  for (const Draw &d : draws) {
+    if (f.targets.empty() || f.targets.back() != d.target) {
+      f.targets.push_back(d.target);
+      for (int m = 0; m < kMeasures; ++m)
+        f.to[m].push_back(0);
+    }
+    for (int m = 0; m < kMeasures; ++m) {
+      f.to[m].back() += d.amount[m];
+      f.total[m] += d.amount[m];
+    }
+  }
+}
+
+// A Wait/Test that completes sends carries rows for them too, but the
+// producers' loop is where they were issued.
+bool Completes(const Psg &psg, VertexId v) {
+  return psg.vertex(v).mpi_class == MpiClass::Completion;
+}
 
 std::map<VertexId, Fanout> FanoutByVertex(const Psg &psg, const Run &run) {
   std::map<VertexId, Fanout> out;
+  std::vector<Draw> draws;
   for (const VertexSeries &s : run.series) {
-    // A Wait/Test that completes sends carries rows for them too, but the
-    // producers' loop is where they were issued.
-    if (psg.vertex(s.vertex).mpi_class == MpiClass::Completion)
+    if (Completes(psg, s.vertex))
       continue;
-    for (const DepEdge &e : s.edges) {
-      if (!IssuesOperations(e.kind) || e.peer_rank < 0 || e.count == 0)
-        continue;
-      // Synchronisation rows (flush, unlock: no data) are not updates.
-      if (e.kind == DepKind::Rma && e.bytes == 0)
-        continue;
-      Fanout &f = out[s.vertex];
-      f.kind = e.kind;
-      uint64_t amount[kMeasures];
-      amount[kOperations] = e.count;
-      amount[kBytes] = e.bytes;
-      for (int m = 0; m < kMeasures; ++m) {
-        f.to[m][e.peer_rank] += amount[m];
-        f.total[m] += amount[m];
+    draws.clear();
+    DepKind kind = DepKind::Send;
+    for (const DepEdge &e : s.edges)
+      if (Draws(e)) {
+        draws.push_back({e.peer_rank, {e.count, e.bytes}});
+        kind = e.kind;
       }
-      std::vector<int> &p = f.from[e.peer_rank];
-      if (p.empty() || p.back() != e.rank)
-        p.push_back(e.rank);
-    }
+    if (draws.empty())
+      continue;
+    Fanout &f = out[s.vertex];
+    f.kind = kind;
+    Fold(draws, f);
   }
   return out;
+}
+
+// The ranks whose rows on VERTEX draw on TARGET, ascending.
+std::vector<int> ProducersOf(const Run &run, VertexId vertex, int target) {
+  std::vector<int> ranks;
+  if (const VertexSeries *s = run.Find(vertex))
+    for (const DepEdge &e : s->edges)
+      if (e.peer_rank == target && Draws(e) && (ranks.empty() || ranks.back() != e.rank))
+        ranks.push_back(e.rank);
+  return ranks;
 }
 
 // The call in the source a vertex stands for, whatever the path to it: a
@@ -66,15 +111,15 @@ SourceCall SourceCallOf(const Psg &psg, VertexId v) {
 // vertices (calling contexts) that stand for it.
 std::map<SourceCall, Fanout> FanoutBySourceCall(const Psg &psg,
                                                 const std::map<VertexId, Fanout> &fans) {
-  std::map<SourceCall, Fanout> out;
+  std::map<SourceCall, std::vector<Draw>> draws;
   for (const auto &[vertex, f] : fans) {
-    Fanout &sum = out[SourceCallOf(psg, vertex)];
-    for (int m = 0; m < kMeasures; ++m) {
-      for (const auto &[target, n] : f.to[m])
-        sum.to[m][target] += n;
-      sum.total[m] += f.total[m];
-    }
+    std::vector<Draw> &d = draws[SourceCallOf(psg, vertex)];
+    for (size_t i = 0; i < f.targets.size(); ++i)
+      d.push_back({f.targets[i], {f.to[kOperations][i], f.to[kBytes][i]}});
   }
+  std::map<SourceCall, Fanout> out;
+  for (auto &[call, d] : draws)
+    Fold(d, out[call]);
   return out;
 }
 
@@ -111,7 +156,7 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
     // A call that addresses one or two ranks by design (workers reporting to
     // a master, a pipeline's next stage) funnels, it has no hot spot: a hot
     // spot is one target of many drawing more than its share.
-    if (f.to[kOperations].size() < std::max<size_t>(2, size_t(run.world_size) / 2))
+    if (f.targets.size() < std::max<size_t>(2, size_t(run.world_size) / 2))
       continue;
     const Fanout &call = by_call.at(SourceCallOf(psg, vertex));
     std::vector<int> hot_by_operations;
@@ -120,8 +165,8 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
       if (f.total[m] == 0 || call.total[m] == 0)
         continue;
       std::vector<std::pair<int, double>> shares;
-      for (const auto &[target, n] : f.to[m])
-        shares.push_back({target, double(n) / double(f.total[m])});
+      for (size_t i = 0; i < f.targets.size(); ++i)
+        shares.push_back({f.targets[i], double(f.to[m][i]) / double(f.total[m])});
       std::sort(shares.begin(), shares.end(),
                 [](const auto &a, const auto &b) { return a.second > b.second; });
       for (const auto &[target, share] : shares) {
@@ -136,9 +181,9 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
         // (replies to a late rank sent from the termination phase's polling
         // rather than the main loop's): the target receives no more than
         // the others.
-        auto it = call.to[m].find(target);
-        if (it == call.to[m].end() ||
-            double(it->second) / double(call.total[m]) < opts.call_share_factor / run.world_size)
+        const long at_call = call.Find(target);
+        if (at_call < 0 || double(call.to[m][size_t(at_call)]) / double(call.total[m]) <
+                               opts.call_share_factor / run.world_size)
           continue;
         if (measure == HotMeasure::Operations)
           hot_by_operations.push_back(target);
@@ -150,11 +195,12 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
         h.target_rank = target;
         h.share = share;
         h.fair_share = 1.0 / run.world_size;
-        h.to_target = f.to[kOperations].at(target);
+        const size_t at = size_t(f.Find(target));
+        h.to_target = f.to[kOperations][at];
         h.total = f.total[kOperations];
-        h.bytes_to_target = f.to[kBytes].at(target);
+        h.bytes_to_target = f.to[kBytes][at];
         h.bytes = f.total[kBytes];
-        h.producers = f.from.at(target);
+        h.producers = ProducersOf(run, vertex, target);
         h.top_targets.assign(shares.begin(), shares.begin() + std::min<size_t>(shares.size(), 4));
         out.push_back(std::move(h));
       }
@@ -171,9 +217,10 @@ std::vector<HotSpot> FindHotSpots(const Psg &psg, const std::vector<Run> &runs, 
       if (it == fans[ri].end() || it->second.total[m] == 0)
         continue;
       HotSpot::Scale sc{runs[ri].world_size, -1, 0};
-      for (const auto &[target, n] : it->second.to[m])
-        if (double(n) / it->second.total[m] > sc.share)
-          sc.target = target, sc.share = double(n) / it->second.total[m];
+      const Fanout &f = it->second;
+      for (size_t i = 0; i < f.targets.size(); ++i)
+        if (double(f.to[m][i]) / f.total[m] > sc.share)
+          sc.target = f.targets[i], sc.share = double(f.to[m][i]) / f.total[m];
       h.by_scale.push_back(sc);
     }
   }
