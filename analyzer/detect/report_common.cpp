@@ -119,24 +119,6 @@ std::string RankList(const std::vector<int> &ranks, size_t max) {
   return s;
 }
 
-std::string RankRanges(const std::vector<int> &ranks, size_t max_chars) {
-  std::vector<int> r(ranks);
-  std::sort(r.begin(), r.end());
-  r.erase(std::unique(r.begin(), r.end()), r.end());
-  std::string s;
-  for (size_t i = 0; i < r.size();) {
-    size_t j = i;
-    while (j + 1 < r.size() && r[j + 1] == r[j] + 1)
-      ++j;
-    std::string piece = std::to_string(r[i]) + (j > i ? "-" + std::to_string(r[j]) : "");
-    if (!s.empty() && s.size() + 1 + piece.size() > max_chars)
-      return s + ",...";
-    s += (s.empty() ? "" : ",") + piece;
-    i = j + 1;
-  }
-  return s;
-}
-
 std::string JoinPath(const std::vector<std::string> &parts) {
   std::string s;
   for (size_t i = 0; i < parts.size(); ++i)

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "detect/report.h"
+#include "scalana/rank_ranges.h"
 
 #include <cstdint>
 #include <functional>
@@ -42,10 +43,6 @@ std::string RankCount(int n);
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);
 // "rank 3 thread 0", or "rank 3" when no thread of it stands out.
 std::string Culprit(const RootCause &rc);
-
-// Ascending, runs of consecutive ranks as ranges: "0-3,7,9-12"; cut with
-// ",..." before it passes MAX_CHARS (the count of ranks is the caller's).
-std::string RankRanges(const std::vector<int> &ranks, size_t max_chars = SIZE_MAX);
 
 std::string JoinPath(const std::vector<std::string> &parts);
 

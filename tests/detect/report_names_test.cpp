@@ -468,8 +468,8 @@ TEST(PpgPicture, RanksVisitingTheSameVerticesShareAColumn) {
   EXPECT_EQ(cols[1], "rank 4");
   EXPECT_EQ(pic.nodes, 3u) << "send on ranks 0-3,5-63, send and loop on rank 4";
   EXPECT_NE(pic.dot.find("ranks 0-3,5-63: max 0.1000 s"), std::string::npos) << pic.dot;
-  EXPECT_EQ(report_common::RankRanges({7, 0, 1, 2, 3, 9, 10}), "0-3,7,9-10");
-  EXPECT_EQ(report_common::RankRanges({0, 2, 4, 6, 8, 10, 12}, 8), "0,2,4,6,...");
+  EXPECT_EQ(RankRanges({7, 0, 1, 2, 3, 9, 10}), "0-3,7,9-10");
+  EXPECT_EQ(RankRanges({0, 2, 4, 6, 8, 10, 12}, 8), "0,2,4,6,...");
 }
 
 TEST(PpgPicture, ManyDistinctRanksStayWithinTheColumnBound) {

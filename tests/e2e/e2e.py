@@ -246,7 +246,37 @@ def stage_show(ex):
     text = run([ex.scalana, "show", out])
     if ex.source_name not in text:
         raise Failure(f"scalana show {out} does not mention {ex.source_name}:\n{text[-3000:]}")
+    if text.count("\n== rank ") != np:
+        raise Failure(f"scalana show {out}: expected a table per rank for {np} ranks:\n"
+                      f"{text[-3000:]}")
     log(f"scalana show: {len(text.splitlines())} lines for {np} ranks")
+    check_summary(ex, out, np)
+
+
+def check_summary(ex, out, np):
+    """`scalana show --tables summary` (the default past 64 ranks) folds the
+    per-rank tables over the ranks: one row per vertex, whatever the rank
+    count, and the ranks that stand out named under it. With --inject the
+    ROOT CAUSE line runs on the culprit ranks alone: its row must name them
+    (fig3 and cg inject on the last rank, kernel and busyidle on several;
+    events' scan grows on every rank alike, so none stands out there)."""
+    text = run([ex.scalana, "show", out, "--tables", "summary"])
+    if "\n== rank " in text or f"== {np} ranks summarised" not in text:
+        raise Failure(f"scalana show --tables summary {out} printed per-rank tables:\n{text[-3000:]}")
+    where = f"{ex.source_name}:{ex.rc_line} "
+    lines = text.splitlines()
+    rows = [i for i, l in enumerate(lines) if where in l and not l.lstrip().startswith("dep")]
+    if not rows:
+        raise Failure(f"the summary has no row for {where.strip()}:\n{text[-3000:]}")
+    if ex.name == "events":
+        log(f"summary: {len(lines)} lines; {where.strip()} has its row")
+        return
+    below = lines[rows[0] + 1] if rows[0] + 1 < len(lines) else ""
+    m = re.search(r"over 1\.3x the median: ranks (\S+) \((\d+) ranks?\)", below)
+    if not m or int(m.group(2)) >= np:
+        raise Failure(f"the summary's row for {where.strip()} names no ranks standing out:\n"
+                      f"{lines[rows[0]]}\n{below}")
+    log(f"summary: {len(lines)} lines; {where.strip()} stands out on ranks {m.group(1)}")
 
 
 def check_phase_pairing(causes, report_path):

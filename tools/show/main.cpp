@@ -1,7 +1,10 @@
-// `scalana show RUN_DIR [--rank R] [--format text|json]`: prints what a run
-// recorded: metadata, per-vertex samples, MPI calls and communication
-// dependence, with contexts resolved to PSG vertices and source lines when
-// the binary is still readable.
+// `scalana show RUN_DIR [--rank R] [--tables auto|each|summary] [--format
+// text|json]`: prints what a run recorded: metadata, per-vertex samples, MPI
+// calls and communication dependence, with contexts resolved to PSG vertices
+// and source lines when the binary is still readable. Past
+// kShowEachRankUpTo ranks the text folds the per-rank tables over the ranks
+// (rank_summary.h): 32,768 ranks printed one by one made 3.9 million lines.
+#include "rank_summary.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
 #include "scalana/sampling_checks.h"
@@ -143,7 +146,8 @@ std::string Members(const Profile &p, uint32_t comm) {
   return s + "}";
 }
 
-void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) {
+void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank,
+               const std::string &tables) {
   std::string note;
   std::vector<Resolved> res = ResolveContexts(p, &note);
   const ProfileMeta &m = p.meta;
@@ -173,6 +177,12 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank) 
   if (!note.empty())
     std::printf("vertices   %s\n", Safe(note).c_str());
 
+  const bool summary = !only_rank && (tables == "summary" ||
+                                      (tables == "auto" && p.ranks.size() > kShowEachRankUpTo));
+  if (summary) {
+    PrintRankSummary(p, [&](uint32_t ctx) { return Describe(p, res, ctx); });
+    return;
+  }
   for (const RankData &r : p.ranks) {
     if (only_rank && r.rank != *only_rank)
       continue;
@@ -278,6 +288,12 @@ int main(int argc, char **argv) {
   app.add_option("--rank", rank, "show only this rank")
       ->check(scalana::cli::Range(0, scalana::kMaxWorldSize - 1, true));
   app.add_option("--format", format, "text or json")->check(CLI::IsMember({"text", "json"}));
+  std::string tables = "auto";
+  app.add_option("--tables", tables,
+                 "text: each rank's tables, or a summary over the ranks (min, median, max and "
+                 "the ranks that stand out); auto: each up to " +
+                     std::to_string(scalana::kShowEachRankUpTo) + " ranks (JSON has every rank)")
+      ->check(CLI::IsMember({"auto", "each", "summary"}));
   if (int status = scalana::cli::Parse(app, argc, argv, "scalana show"); status >= 0)
     return status;
   try {
@@ -295,7 +311,7 @@ int main(int argc, char **argv) {
     if (format == "json")
       scalana::PrintJson(std::move(p), rank);
     else
-      scalana::PrintText(std::move(p), dir, rank);
+      scalana::PrintText(std::move(p), dir, rank, tables);
   } catch (const scalana::Error &e) { // it may quote the file: escaped
     std::fprintf(stderr, "scalana show: %s\n", scalana::Safe(e.what()).c_str());
     return 1;
