@@ -194,6 +194,11 @@ struct RunBuilder::State {
 
   void AddPart(const Profile &part);
   Run Finish();
+  // Finish's steps, in order.
+  void CompactToSlots();
+  void AddInclusiveTime();
+  void MatchPointToPoint(); // ppg_build_match.cpp
+  void AddRunWarnings();
   void SendTo(ShardLink &link, int to);
   void ReceiveFrom(ShardLink &link, int from);
 };
