@@ -168,7 +168,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
           ref = {uint32_t(row.seqs[0].first), uint32_t(row.seqs[0].last)};
         } else {
           ref = {kOverflow, uint32_t(seq_overflow.size())};
-          seq_overflow.push_back(row.seqs);
+          seq_overflow.emplace_back(row.seqs.begin(), row.seqs.end());
         }
       }
       seq_refs[si].push_back(ref);

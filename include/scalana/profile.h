@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
+#include <initializer_list>
 #include <map>
 #include <stdexcept>
 #include <string>
@@ -158,9 +159,58 @@ private:
   }
 };
 
+// A row's ranges as readers hold them: almost every row has one range (its
+// messages 1 to n), kept inline; more go to the heap. A std::vector cost an
+// allocation per dependence row, the largest part of reading a million
+// ranks' rows.
+class SeqList {
+public:
+  SeqList() = default;
+  SeqList(std::initializer_list<SeqRange> l) { assign(l.begin(), l.end()); }
+  SeqList(const std::vector<SeqRange> &v) { assign(v.begin(), v.end()); } // NOLINT: implicit
+  size_t size() const { return n_; }
+  bool empty() const { return n_ == 0; }
+  const SeqRange *begin() const { return n_ <= 1 ? &one_ : more_.data(); }
+  const SeqRange *end() const { return begin() + n_; }
+  SeqRange *begin() { return n_ <= 1 ? &one_ : more_.data(); }
+  SeqRange *end() { return begin() + n_; }
+  const SeqRange &operator[](size_t i) const { return begin()[i]; }
+  SeqRange &operator[](size_t i) { return begin()[i]; }
+  const SeqRange &front() const { return *begin(); }
+  const SeqRange &back() const { return begin()[n_ - 1]; }
+  void push_back(SeqRange q) {
+    if (n_ == 1)
+      more_.assign(1, one_); // from now on all of them on the heap
+    if (n_ == 0)
+      one_ = q;
+    else
+      more_.push_back(q);
+    ++n_;
+  }
+  void clear() {
+    n_ = 0;
+    more_.clear();
+  }
+  template <class It> void assign(It first, It last) {
+    clear();
+    for (; first != last; ++first)
+      push_back(*first);
+  }
+  void assign(size_t count, SeqRange q) {
+    clear();
+    for (size_t i = 0; i < count; ++i)
+      push_back(q);
+  }
+
+private:
+  uint32_t n_ = 0;
+  SeqRange one_{};
+  std::vector<SeqRange> more_; // all n_ ranges when n_ > 1
+};
+
 // INTO gets FROM's numbers too (rows merged when their contexts turn out to
 // be one), within the same kMaxSeqRanges.
-inline void MergeSeqRanges(std::vector<SeqRange> &into, const std::vector<SeqRange> &from) {
+inline void MergeSeqRanges(SeqList &into, const SeqList &from) {
   SeqRanges all;
   for (const SeqRange &q : into)
     all.Add(q);
@@ -179,7 +229,7 @@ struct DepRow {
   double wait_seconds = 0;
   // send and recv rows: the channel's messages this row sent or received
   // (optional in files; empty when not recorded).
-  std::vector<SeqRange> seqs;
+  SeqList seqs;
 };
 
 // The thread dimension (docs/formats.md section 3, "Threads"; all optional).

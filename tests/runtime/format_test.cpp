@@ -294,14 +294,14 @@ TEST(ProfileFormat, RankListsUseRanges) {
 // Rows merged offline (two raw contexts of one PSG context) keep the numbers
 // of both: the union, disjoint and sorted, at most kMaxSeqRanges ranges.
 TEST(ProfileFormat, SequenceRangesMergeAsUnions) {
-  std::vector<SeqRange> a{{1, 3}, {10, 10}}, b{{4, 6}, {8, 9}};
+  SeqList a{{1, 3}, {10, 10}}, b{{4, 6}, {8, 9}};
   MergeSeqRanges(a, b); // 1-6 touch; 7 was neither row's
   ASSERT_EQ(a.size(), 2u);
   EXPECT_EQ(a[0].first, 1u);
   EXPECT_EQ(a[0].last, 6u);
   EXPECT_EQ(a[1].first, 8u);
   EXPECT_EQ(a[1].last, 10u);
-  std::vector<SeqRange> many, more;
+  SeqList many, more;
   for (uint64_t k = 0; k < 6; ++k) {
     many.push_back({100 * k + 1, 100 * k + 1});
     more.push_back({100 * k + 50, 100 * k + 50});
@@ -312,6 +312,33 @@ TEST(ProfileFormat, SequenceRangesMergeAsUnions) {
     EXPECT_GT(many[i].first, many[i - 1].last + 1) << "disjoint and sorted";
   EXPECT_EQ(many.front().first, 1u);
   EXPECT_EQ(many.back().last, 550u);
+}
+
+// A row's ranges: the first inline, then all on the heap; copies and moves
+// keep every range whichever way they are held.
+TEST(ProfileFormat, SeqListKeepsItsRangesInlineAndOnTheHeap) {
+  SeqList one{{1, 5}};
+  SeqList copy = one;
+  ASSERT_EQ(copy.size(), 1u);
+  EXPECT_EQ(copy[0].last, 5u);
+  one.push_back({7, 9});
+  one.push_back({11, 11});
+  ASSERT_EQ(one.size(), 3u);
+  EXPECT_EQ(one[0].first, 1u);
+  EXPECT_EQ(one[1].first, 7u);
+  EXPECT_EQ(one.back().last, 11u);
+  SeqList moved = std::move(one);
+  ASSERT_EQ(moved.size(), 3u);
+  EXPECT_EQ(moved[2].first, 11u);
+  std::vector<SeqRange> seen(moved.begin(), moved.end());
+  EXPECT_EQ(seen.size(), 3u);
+  moved.assign(2, SeqRange{4, 4});
+  ASSERT_EQ(moved.size(), 2u);
+  EXPECT_EQ(moved[1].last, 4u);
+  moved.clear();
+  EXPECT_TRUE(moved.empty());
+  EXPECT_EQ(moved.begin(), moved.end());
+  EXPECT_EQ(copy.size(), 1u) << "the copy did not share storage";
 }
 
 // The thread dimension (docs/formats.md section 3, "Threads") is optional:
