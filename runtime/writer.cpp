@@ -87,8 +87,15 @@ std::atomic<bool> g_renaming{false};
 // for the writer thread to build a record (about 1 ms) and even to write
 // one (open, write, close: about 0.25 ms), not for one rename (tens of
 // microseconds). Two files: the writer fills the one not published, then
-// publishes it; a handler takes the published one (slot -1: none).
+// publishes it; a handler takes the published one (slot -1: none). With the
+// node's container (snapshot_container.cpp) the record is its slot 2
+// (kContainerSlot here), rewritten in place while unpublished, and taking it
+// is one pwrite() of its active word: no file is made or renamed.
+constexpr int kContainerSlot = 2;
 std::atomic<int> g_premade_slot{-1};
+std::atomic<int> g_premade_last{-1};       // what the writer last published (-1: none)
+std::atomic<bool> g_premade_files{false};  // a premade file may exist
+std::atomic<bool> g_rank_file_made{false}; // this rank wrote (or tried) rank-<R>.json.gz
 std::atomic<bool> g_taking_premade{false}; // a handler is between taking a slot and its rename
 int g_premade_next = 0;                    // the writer's next slot (writer thread only)
 char g_rank_path[PATH_MAX];                // RUN_DIR/rank-<R>.json.gz, set by the writer
@@ -157,7 +164,9 @@ void WaitForWork(double seconds) {
 void PutPremadeEnd() {
   g_taking_premade.store(true);
   int slot = g_premade_slot.exchange(-1);
-  if (slot >= 0) {
+  if (slot == kContainerSlot) {
+    ActivatePremadeSlot();
+  } else if (slot >= 0) {
     rename(g_premade_tmp[slot], g_rank_path);
     unlink(g_premade_tmp[1 - slot]); // an older one, if any: no leftovers
   }
@@ -169,8 +178,10 @@ void RemovePremade() {
   if (!g_paths_set.load())
     return;
   g_premade_slot.store(-1);
+  g_premade_last.store(-1);
   for (const char *tmp : g_premade_tmp)
     unlink(tmp);
+  g_premade_files.store(false);
 }
 
 void *WriterMain(void *) {
@@ -335,9 +346,60 @@ bool ReplaceRankFile(const char *tmp, const char *path, bool snapshot, int *err)
   return rc == 0;
 }
 
-void PublishPremadeEnd(const std::string &bytes) noexcept {
+void NoteRankFileUsed() noexcept { g_rank_file_made.store(true); }
+
+void DropSnapshotRankFile() noexcept {
+  if (!g_rank_file_made.load() || !g_paths_set.load())
+    return;
+  // As in ReplaceRankFile: an end record, once the rank is ending, stays.
+  g_renaming.store(true);
+  if (g_end.load() == kOpen && (unlink(g_rank_path) == 0 || errno == ENOENT))
+    g_rank_file_made.store(false);
+  g_renaming.store(false);
+}
+
+namespace {
+
+// The premade record into the container's slot 2 (true), or false when it
+// must go to a file (no usable container, too large, a failed write).
+bool PublishPremadeInContainer(const std::string &bytes) {
+  // Unpublished while it is rewritten, Dekker-style with PutPremadeEnd (it
+  // sets g_taking_premade, then takes the slot): either a handler took the
+  // published record before this exchange (then the rank is ending: leave
+  // it), or it is about to take one (then it gets the old, whole record
+  // back), or no handler can activate the slot until it is published again.
+  int was = g_premade_slot.exchange(-1);
+  if (was < 0 && g_premade_last.load() >= 0)
+    return true; // taken by a handler
+  if (g_taking_premade.load()) {
+    int none = -1;
+    g_premade_slot.compare_exchange_strong(none, was);
+    return true;
+  }
+  int err = 0;
+  SlotResult r = WritePremadeSlot(bytes, &err);
+  if (r != SlotResult::kWritten) {
+    CountError(r == SlotResult::kTooLarge ? "premade_end_over_slot" : "premade_end_write");
+    g_premade_last.store(-1);
+    return false;
+  }
+  g_premade_slot.store(kContainerSlot);
+  g_premade_last.store(kContainerSlot);
+  // Files of an earlier premade record (a snapshot too large for a slot):
+  // no handler can take them now (unpublished above, none taking).
+  if (g_premade_files.exchange(false))
+    for (const char *tmp : g_premade_tmp)
+      unlink(tmp);
+  return true;
+}
+
+} // namespace
+
+void PublishPremadeEnd(const std::string &bytes, bool in_container) noexcept {
   if (g_end.load() != kOpen || !g_paths_set.load())
     return; // a handler may be taking the published file
+  if (in_container && PublishPremadeInContainer(bytes))
+    return;
   // Never the published slot: a handler may rename it at any moment.
   int slot = g_premade_next;
   if (slot == g_premade_slot.load())
@@ -358,7 +420,9 @@ void PublishPremadeEnd(const std::string &bytes) noexcept {
     CountError("premade_end_write");
     return;
   }
+  g_premade_files.store(true);
   g_premade_slot.store(slot);
+  g_premade_last.store(slot);
   g_premade_next = 1 - slot;
   // The older file is not needed any more, unless a handler took it just
   // before it was replaced (Dekker-style with PutPremadeEnd: the slot is
@@ -425,6 +489,14 @@ void FinishRank(bool written) noexcept {
   // EndSignalHandler) may be in flight: it must not re-create the file.
   StopSnapshots();
   Wake();
+  // The node's container goes once, removed by its leader: the profile
+  // holds every rank. Without one, or where this rank fell back to its own
+  // file, the rank's files go as before; else there is nothing to remove
+  // (no unlink per rank of files that never were).
+  g_premade_slot.store(-1);
+  bool node = CloseSnapshotContainer(true);
+  if (node && !g_rank_file_made.load() && !g_premade_files.load())
+    return;
   try {
     std::string path = RankFilePath(), tmp = path + ".tmp." + std::to_string(getpid());
     for (const char *suffix : {"", ".end0", ".end1"})
