@@ -318,6 +318,15 @@ Profile MergeRankFiles(const std::string &run_dir, RankFiles found) {
   }
   std::vector<std::string> skipped;
   AddContainerRanks(run_dir, found.containers, &parts, &names, &ranks, &skipped);
+  if (parts.empty() && !found.unwritten.empty()) {
+    // Containers made at MPI_Init, nothing written after: say why.
+    std::vector<int> lost;
+    for (const auto &[rank, why] : found.unwritten)
+      lost.push_back(rank);
+    throw Error(run_dir + ": no readable rank data: " +
+                DescribeUnwritten(lost, found.unwritten.begin()->second) +
+                "; free space there, or choose another --output, and re-run");
+  }
   if (parts.empty())
     throw Error(
         run_dir + ": no readable rank data: " +
