@@ -1,8 +1,9 @@
 // Writing the profile: gathered at MPI_Finalize into RUN_DIR/profile.json.gz
-// by rank 0; before that, each rank's RUN_DIR/rank-<R>.json.gz, a periodic
-// snapshot replaced by the rank's end record if it ends without a complete
-// profile (docs/formats.md section 3; the writer thread and the endings are in
-// writer.cpp). Also the library's load-time setup. Nothing here may stop the
+// by rank 0; before that, each rank's periodic snapshots in its node's
+// container (snapshot_container.cpp) or RUN_DIR/rank-<R>.json.gz, and its
+// end record in the latter if it ends without a complete profile
+// (docs/formats.md sections 3 and 5; the writer thread and the endings are
+// in writer.cpp). Also the library's load-time setup. Nothing here may stop the
 // program: failures are counted or printed as one line, never thrown.
 #include "compress.h"
 #include "config.h"

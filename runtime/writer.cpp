@@ -1,22 +1,27 @@
-// This rank's file, RUN_DIR/rank-<R>.json.gz, from MPI_Init until the
-// profile is complete: the writer thread, the rank's endings (exit, MPI_Abort,
-// fatal and stop signals) and their order (docs/runtime.md, "Output").
+// This rank's data from MPI_Init until the profile is complete: its slots
+// in the node's snapshot container (snapshot_container.cpp) and its file
+// RUN_DIR/rank-<R>.json.gz; the writer thread, the rank's endings (exit,
+// MPI_Abort, fatal and stop signals) and their order (docs/runtime.md,
+// "Output").
 //
 // What can end a rank, and what is left of it:
-//  - nothing (MPI_Finalize): rank 0 writes profile.json.gz, every rank then
-//    removes its own file;
+//  - nothing (MPI_Finalize): the profile is written, the node's leader then
+//    removes the container and every rank its own files;
 //  - exit, MPI_Abort, a signal with a handler: the rank's end record, all
-//    its data up to that moment, replaces the file;
-//  - SIGKILL, or an end record cut short: the file holds the last periodic
-//    snapshot (every SCALANA_SNAPSHOT seconds, the first 1 s after
-//    MPI_Init). Files are replaced by rename, so they are never half written.
+//    its data up to that moment, in its rank file (which readers prefer);
+//  - SIGKILL, or an end record cut short: the last periodic snapshot
+//    (every SCALANA_SNAPSHOT seconds, the first 1 s after MPI_Init), in the
+//    container (two slots, each record CRC-checked, so one is whole while
+//    the other is written) or, with SCALANA_SNAPSHOT_FILES=rank, the rank
+//    file, replaced by rename so it is never half written.
 //
 // One thread builds and writes: the writer thread, started at MPI_Init with
 // the real pthread_create (it is not sampled) and every signal blocked
 // (signals for the process go to the program's threads). Signal handlers
 // never build or write a document themselves (that allocates and takes
-// locks, which the interrupted code may hold): a SIGTERM handler renames the
-// premade end record into place, then every handler hands the end record to
+// locks, which the interrupted code may hold): a SIGTERM handler puts the
+// premade end record in place (one pwrite() of its active word in the
+// container, or one rename), then every handler hands the end record to
 // the writer thread (sem_post) and waits for it, at most kEndWaitSeconds,
 // then lets the signal do what it would have done. The writer takes the
 // recorder's locks with a timeout, so a lock held by a stopped thread costs
