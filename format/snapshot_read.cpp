@@ -85,11 +85,14 @@ snapshots::Header ParseHeader(const ReadAt &read, uint64_t size, const std::stri
   return h;
 }
 
-// Slot SLOT of index I: its record, or why not (empty WHY: an empty slot,
-// or a premade record not activated, which is not a fault).
-bool ReadRecord(const ReadAt &read, const Header &h, uint32_t i, uint32_t slot, SnapshotRecord *out,
-                std::string *why) {
-  uint64_t at = SlotOffset(h, i, slot);
+// Slot SLOT of index I (for slot 2, its copy COPY): its record, or why not
+// (empty WHY: an empty slot, or a premade record not activated, which is
+// not a fault).
+bool ReadRecord(const ReadAt &read, const Header &h, uint32_t i, uint32_t slot, uint32_t copy,
+                SnapshotRecord *out, std::string *why) {
+  bool premade = slot == kPremadeSlot;
+  uint64_t at = premade ? PremadeOffset(h, i, copy) : SlotOffset(h, i, slot);
+  uint64_t room = premade ? PremadeBytes(h) : h.slot;
   std::string b;
   if (!read(at, kRecordHeader, &b)) {
     *why = "cannot read its record header";
@@ -118,7 +121,7 @@ bool ReadRecord(const ReadAt &read, const Header &h, uint32_t i, uint32_t slot, 
            std::to_string(h.world_ranks[i]) + " of the header";
     return false;
   }
-  uint32_t kind = slot == kPremadeSlot ? kPremadeEnd : kSnapshot;
+  uint32_t kind = premade ? kPremadeEnd : kSnapshot;
   if (r.kind != kind) {
     *why = "record kind " + std::to_string(r.kind) + ", expected " + std::to_string(kind);
     return false;
@@ -127,9 +130,9 @@ bool ReadRecord(const ReadAt &read, const Header &h, uint32_t i, uint32_t slot, 
     *why = "active word " + std::to_string(r.active) + " (0 or 1)";
     return false;
   }
-  if (slot == kPremadeSlot && !r.active)
+  if (premade && !r.active)
     return false; // made in advance, never put in place: the rank got no SIGTERM
-  if (r.length == 0 || r.length > h.slot - kRecordHeader || r.length > kMaxProfileBytes) {
+  if (r.length == 0 || r.length > room - kRecordHeader || r.length > kMaxProfileBytes) {
     *why = "payload length " + std::to_string(r.length) + " does not fit the slot";
     return false;
   }
@@ -157,16 +160,20 @@ ContainerContents ParseSnapshotContainer(const ReadAt &read, uint64_t size,
     ContainerRank cr;
     cr.rank = int(h.world_ranks[i]);
     cr.index = i;
-    for (uint32_t slot = 0; slot < kSlots; ++slot) {
-      SnapshotRecord rec;
-      std::string why;
-      if (ReadRecord(read, h, i, slot, &rec, &why))
-        cr.records.push_back(std::move(rec));
-      else if (!why.empty())
-        c.skipped.push_back(origin + ": slot " + std::to_string(slot) + " of rank " +
-                            std::to_string(cr.rank) + " (node index " + std::to_string(i) +
-                            "): " + why + "; skipped");
-    }
+    for (uint32_t slot = 0; slot < kSlots; ++slot)
+      for (uint32_t copy = 0; copy < (slot == kPremadeSlot ? kPremadeCopies : 1); ++copy) {
+        SnapshotRecord rec;
+        std::string why;
+        if (ReadRecord(read, h, i, slot, copy, &rec, &why)) {
+          rec.copy = copy;
+          cr.records.push_back(std::move(rec));
+        } else if (!why.empty()) {
+          std::string where = slot == kPremadeSlot ? "slot 2 (copy " + std::to_string(copy) + ")"
+                                                   : "slot " + std::to_string(slot);
+          c.skipped.push_back(origin + ": " + where + " of rank " + std::to_string(cr.rank) +
+                              " (node index " + std::to_string(i) + "): " + why + "; skipped");
+        }
+      }
     std::stable_sort(cr.records.begin(), cr.records.end(),
                      [](const SnapshotRecord &a, const SnapshotRecord &b) {
                        bool pa = a.slot == kPremadeSlot, pb = b.slot == kPremadeSlot;

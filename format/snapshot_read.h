@@ -16,9 +16,9 @@ namespace scalana::detail {
 
 // A record that passed every check of its own bytes (magic, header CRC,
 // rank, kind, length, payload CRC): SLOT 0 or 1 a periodic snapshot, 2 the
-// premade end record (only when active).
+// premade end record (only when active; COPY 0 or 1 of it).
 struct SnapshotRecord {
-  uint32_t slot = 0;
+  uint32_t slot = 0, copy = 0;
   uint64_t sequence = 0;
   std::string payload; // a gzip member of a one-rank format-2 document
 };
@@ -26,8 +26,8 @@ struct SnapshotRecord {
 struct ContainerRank {
   int rank = 0;
   uint32_t index = 0;
-  // Best first: the active premade record (it carries how the rank ended),
-  // then the snapshots, newest first.
+  // Best first: the active premade records (they carry how the rank ended),
+  // then the snapshots, each newest first.
   std::vector<SnapshotRecord> records;
 };
 

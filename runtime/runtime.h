@@ -156,10 +156,11 @@ enum class SlotResult { kNone, kWritten, kTooLarge, kFailed };
 void OpenSnapshotContainer() noexcept;
 bool SnapshotContainerUsable() noexcept;
 SlotResult WriteSnapshotSlot(const std::string &gz, int *err) noexcept;
-SlotResult WritePremadeSlot(const std::string &gz, int *err) noexcept;
-// The premade record in place: one pwrite() of its active word.
-// Async-signal-safe.
-bool ActivatePremadeSlot() noexcept;
+// COPY (0 or 1) of the premade record, half a slot each.
+SlotResult WritePremadeSlot(const std::string &gz, int copy, int *err) noexcept;
+// The premade record COPY in place (ACTIVE) or no longer: one pwrite() of
+// its active word. Async-signal-safe.
+bool ActivatePremadeSlot(int copy, bool active) noexcept;
 // Closes this rank's descriptor (false: it had none); REMOVE: the leader
 // removes the file.
 bool CloseSnapshotContainer(bool remove) noexcept;

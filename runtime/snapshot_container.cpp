@@ -9,9 +9,10 @@
 // Slots 0 and 1 alternate, so the older one is overwritten and the newer
 // stays whole; a record's payload is written before its header, and both
 // carry CRCs, so a rank killed mid-write leaves a record the readers reject
-// and its other slot serves. Slot 2 holds the premade SIGTERM end record,
-// written inactive; the SIGTERM handler's one action is the pwrite() of its
-// active word (writer.cpp keeps the take/publish protocol around it).
+// and its other slot serves. Slot 2 holds the premade SIGTERM end record in
+// two alternating copies of half a slot, written inactive; the SIGTERM
+// handler's one action is the pwrite() of the published copy's active word
+// (writer.cpp keeps the take/publish protocol around it).
 #include "scalana/snapshot_container.h"
 #include "config.h"
 #include "runtime.h"
@@ -33,7 +34,8 @@ std::atomic<int> g_fd{-1};         // this rank's descriptor of the container
 std::atomic<bool> g_usable{false}; // false after a failed write: rank files from then on
 bool g_leader = false;             // this rank made the file and removes it
 char g_path[4096];
-uint64_t g_slot_at[kSlots]; // offsets of this rank's slots
+uint64_t g_slot_at[kSlots];            // offsets of this rank's slots
+uint64_t g_premade_at[kPremadeCopies]; // and of its premade records' copies
 uint64_t g_slot_size = 0;
 uint32_t g_rank = 0;
 uint64_t g_sequence = 0; // writer thread: the last snapshot's number
@@ -56,13 +58,13 @@ bool PwriteAll(int fd, const char *p, size_t n, uint64_t at, int *err) {
 
 // Payload, then the header that makes it valid: a record whose payload is
 // cut short still has the old header, whose CRC then fails.
-SlotResult WriteRecord(uint32_t slot, uint32_t kind, uint64_t sequence, const std::string &gz,
-                       int *err) {
+SlotResult WriteRecord(uint64_t at, uint64_t room, uint32_t kind, uint64_t sequence,
+                       const std::string &gz, int *err) {
   *err = 0;
   int fd = g_fd.load();
   if (fd < 0 || !g_usable.load())
     return SlotResult::kNone;
-  if (gz.size() > g_slot_size - kRecordHeader)
+  if (gz.size() > room - kRecordHeader)
     return SlotResult::kTooLarge;
   Record r;
   r.rank = g_rank;
@@ -72,7 +74,6 @@ SlotResult WriteRecord(uint32_t slot, uint32_t kind, uint64_t sequence, const st
   r.length = gz.size();
   r.payload_crc = Crc(gz.data(), gz.size());
   std::string head = EncodeRecord(r);
-  uint64_t at = g_slot_at[slot];
   if (!PwriteAll(fd, gz.data(), gz.size(), at + kRecordHeader, err) ||
       !PwriteAll(fd, head.data(), head.size(), at, err)) {
     g_usable.store(false);
@@ -154,6 +155,8 @@ void OpenSnapshotContainer() noexcept {
   g_slot_size = slot;
   for (uint32_t k = 0; k < kSlots; ++k)
     g_slot_at[k] = SlotOffset(h, uint64_t(index), k);
+  for (uint32_t k = 0; k < kPremadeCopies; ++k)
+    g_premade_at[k] = PremadeOffset(h, uint64_t(index), k);
   g_fd.store(fd);
   g_usable.store(true);
 }
@@ -162,7 +165,7 @@ bool SnapshotContainerUsable() noexcept { return g_fd.load() >= 0 && g_usable.lo
 
 SlotResult WriteSnapshotSlot(const std::string &gz, int *err) noexcept {
   try {
-    SlotResult r = WriteRecord(uint32_t(g_next), kSnapshot, g_sequence + 1, gz, err);
+    SlotResult r = WriteRecord(g_slot_at[g_next], g_slot_size, kSnapshot, g_sequence + 1, gz, err);
     if (r == SlotResult::kWritten) {
       ++g_sequence;
       g_next = 1 - g_next;
@@ -173,19 +176,19 @@ SlotResult WriteSnapshotSlot(const std::string &gz, int *err) noexcept {
   }
 }
 
-SlotResult WritePremadeSlot(const std::string &gz, int *err) noexcept {
+SlotResult WritePremadeSlot(const std::string &gz, int copy, int *err) noexcept {
   try {
-    return WriteRecord(kPremadeSlot, kPremadeEnd, g_sequence, gz, err);
+    return WriteRecord(g_premade_at[copy & 1], g_slot_size / 2, kPremadeEnd, g_sequence, gz, err);
   } catch (...) {
     return SlotResult::kFailed;
   }
 }
 
-bool ActivatePremadeSlot() noexcept {
+bool ActivatePremadeSlot(int copy, bool active) noexcept {
   int fd = g_fd.load();
-  char one[4];
-  Put32(one, 1);
-  return fd >= 0 && pwrite(fd, one, 4, off_t(g_slot_at[kPremadeSlot] + kActiveOffset)) == 4;
+  char word[4];
+  Put32(word, active ? 1 : 0);
+  return fd >= 0 && pwrite(fd, word, 4, off_t(g_premade_at[copy & 1] + kActiveOffset)) == 4;
 }
 
 bool CloseSnapshotContainer(bool remove) noexcept {

@@ -93,18 +93,21 @@ std::atomic<bool> g_renaming{false};
 // one (open, write, close: about 0.25 ms), not for one rename (tens of
 // microseconds). Two files: the writer fills the one not published, then
 // publishes it; a handler takes the published one (slot -1: none). With the
-// node's container (snapshot_container.cpp) the record is its slot 2
-// (kContainerSlot here), rewritten in place while unpublished, and taking it
-// is one pwrite() of its active word: no file is made or renamed.
+// node's container (snapshot_container.cpp) the two are the copies of its
+// slot 2, published as kContainerSlot + copy, and taking one is one pwrite()
+// of its active word: no file is made or renamed.
 constexpr int kContainerSlot = 2;
 std::atomic<int> g_premade_slot{-1};
-std::atomic<int> g_premade_last{-1};       // what the writer last published (-1: none)
 std::atomic<bool> g_premade_files{false};  // a premade file may exist
 std::atomic<bool> g_rank_file_made{false}; // this rank wrote (or tried) rank-<R>.json.gz
 std::atomic<bool> g_taking_premade{false}; // a handler is between taking a slot and its rename
-int g_premade_next = 0;                    // the writer's next slot (writer thread only)
-char g_rank_path[PATH_MAX];                // RUN_DIR/rank-<R>.json.gz, set by the writer
-char g_premade_tmp[2][PATH_MAX];           // its premade end records
+// Copies of the container's premade record a handler activated: cleared
+// when the rank is open again (the program's own handler returned).
+std::atomic<bool> g_copy_active[2];
+int g_premade_next = 0;          // the writer's next file (writer thread only)
+int g_copy_next = 0;             // and container copy
+char g_rank_path[PATH_MAX];      // RUN_DIR/rank-<R>.json.gz, set by the writer
+char g_premade_tmp[2][PATH_MAX]; // its premade end records
 std::atomic<bool> g_paths_set{false};
 
 pid_t ThreadId() { return pid_t(syscall(SYS_gettid)); }
@@ -169,8 +172,9 @@ void WaitForWork(double seconds) {
 void PutPremadeEnd() {
   g_taking_premade.store(true);
   int slot = g_premade_slot.exchange(-1);
-  if (slot == kContainerSlot) {
-    ActivatePremadeSlot();
+  if (slot >= kContainerSlot) {
+    g_copy_active[slot - kContainerSlot].store(true);
+    ActivatePremadeSlot(slot - kContainerSlot, true);
   } else if (slot >= 0) {
     rename(g_premade_tmp[slot], g_rank_path);
     unlink(g_premade_tmp[1 - slot]); // an older one, if any: no leftovers
@@ -183,7 +187,6 @@ void RemovePremade() {
   if (!g_paths_set.load())
     return;
   g_premade_slot.store(-1);
-  g_premade_last.store(-1);
   for (const char *tmp : g_premade_tmp)
     unlink(tmp);
   g_premade_files.store(false);
@@ -277,6 +280,11 @@ void EndSignalHandler(int sig, siginfo_t *info, void *uc) {
     // snapshots resume. A fault whose handler returns faults again, so its
     // end record stays: reopening would write one per fault.
     if (ours && IsStopRequest(sig) && g_end.load() == kEnded && !g_final.load()) {
+      // Its premade record is no longer its end (one pwrite each,
+      // async-signal-safe); its rank file goes with its next snapshot.
+      for (int copy = 0; copy < 2; ++copy)
+        if (g_copy_active[copy].exchange(false))
+          ActivatePremadeSlot(copy, false);
       g_end_done.store(false);
       g_end.store(kOpen);
       g_periodic.store(g_interval > 0);
@@ -365,34 +373,29 @@ void DropSnapshotRankFile() noexcept {
 
 namespace {
 
-// The premade record into the container's slot 2 (true), or false when it
-// must go to a file (no usable container, too large, a failed write).
+// The premade record into the container copy of slot 2 not published (true),
+// or false when it must go to a file (no usable container, too large, a
+// failed write). As with the files: never the published copy, which a
+// handler may activate at any moment, so it always finds a whole record.
 bool PublishPremadeInContainer(const std::string &bytes) {
-  // Unpublished while it is rewritten, Dekker-style with PutPremadeEnd (it
-  // sets g_taking_premade, then takes the slot): either a handler took the
-  // published record before this exchange (then the rank is ending: leave
-  // it), or it is about to take one (then it gets the old, whole record
-  // back), or no handler can activate the slot until it is published again.
-  int was = g_premade_slot.exchange(-1);
-  if (was < 0 && g_premade_last.load() >= 0)
-    return true; // taken by a handler
-  if (g_taking_premade.load()) {
-    int none = -1;
-    g_premade_slot.compare_exchange_strong(none, was);
-    return true;
-  }
+  int copy = g_copy_next;
+  if (kContainerSlot + copy == g_premade_slot.load())
+    copy = 1 - copy;
   int err = 0;
-  SlotResult r = WritePremadeSlot(bytes, &err);
+  SlotResult r = WritePremadeSlot(bytes, copy, &err);
   if (r != SlotResult::kWritten) {
-    CountError(r == SlotResult::kTooLarge ? "premade_end_over_slot" : "premade_end_write");
-    g_premade_last.store(-1);
+    if (r != SlotResult::kNone)
+      CountError(r == SlotResult::kTooLarge ? "premade_end_over_slot" : "premade_end_write");
     return false;
   }
-  g_premade_slot.store(kContainerSlot);
-  g_premade_last.store(kContainerSlot);
-  // Files of an earlier premade record (a snapshot too large for a slot):
-  // no handler can take them now (unpublished above, none taking).
-  if (g_premade_files.exchange(false))
+  g_premade_slot.store(kContainerSlot + copy);
+  g_copy_next = 1 - copy;
+  // The older copy stays as it is: a handler may have activated it just
+  // before this one was published (this snapshot was under way when the
+  // SIGTERM came), and then it is the rank's end. Files of an earlier
+  // premade record (a snapshot too large for a slot) go, unless a handler
+  // is taking one now (Dekker-style with PutPremadeEnd, as below).
+  if (!g_taking_premade.load() && g_premade_files.exchange(false))
     for (const char *tmp : g_premade_tmp)
       unlink(tmp);
   return true;
@@ -427,7 +430,6 @@ void PublishPremadeEnd(const std::string &bytes, bool in_container) noexcept {
   }
   g_premade_files.store(true);
   g_premade_slot.store(slot);
-  g_premade_last.store(slot);
   g_premade_next = 1 - slot;
   // The older file is not needed any more, unless a handler took it just
   // before it was replaced (Dekker-style with PutPremadeEnd: the slot is

@@ -28,8 +28,11 @@ inline constexpr uint64_t kRunIdBytes = 64;
 inline constexpr uint64_t kMinSlot = 4096, kMaxSlot = uint64_t(1) << 30;
 inline constexpr uint32_t kMaxRanksPerNode = 1u << 16;
 // Each node-local index owns kSlots slots: 0 and 1 alternate periodic
-// snapshots, 2 holds the premade SIGTERM end record.
-inline constexpr uint32_t kSlots = 3, kPremadeSlot = 2;
+// snapshots, 2 holds the premade SIGTERM end record, in two copies of half
+// a slot each that alternate as well: the writer fills the copy not
+// published while a handler may activate the published one at any moment,
+// so a SIGTERM always finds a whole record (as the two premade files did).
+inline constexpr uint32_t kSlots = 3, kPremadeSlot = 2, kPremadeCopies = 2;
 
 inline constexpr uint32_t kRecordMagic = 0x52435353; // "SSCR"
 inline constexpr uint64_t kRecordHeader = 64;
@@ -89,6 +92,11 @@ inline uint64_t HeaderSize(uint64_t ranks) {
 inline uint64_t SlotOffset(const Header &h, uint64_t index, uint32_t slot) {
   return uint64_t(h.header_size) + (index * kSlots + slot) * h.slot;
 }
+// Offset of copy COPY (0 or 1) of the premade record of INDEX, and its bytes.
+inline uint64_t PremadeOffset(const Header &h, uint64_t index, uint32_t copy) {
+  return SlotOffset(h, index, kPremadeSlot) + copy * (h.slot / 2);
+}
+inline uint64_t PremadeBytes(const Header &h) { return h.slot / 2; }
 // Bytes of a whole container: every slot of every rank (a sparse file).
 inline uint64_t FileSize(const Header &h) { return SlotOffset(h, h.ranks, 0); }
 

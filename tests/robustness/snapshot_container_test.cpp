@@ -62,9 +62,10 @@ struct Container {
     bytes = snap::EncodeHeader(h);
     bytes.resize(snap::FileSize(h), '\0');
   }
-  // The record of node index I in SLOT: payload, then header.
-  void Put(uint32_t i, uint32_t slot, uint64_t seq, const std::string &payload,
-           uint32_t active = 0) {
+  // The record of node index I in SLOT (for slot 2, its copy COPY):
+  // payload, then header.
+  void Put(uint32_t i, uint32_t slot, uint64_t seq, const std::string &payload, uint32_t active = 0,
+           uint32_t copy = 0) {
     snap::Record r;
     r.rank = h.world_ranks[i];
     r.sequence = seq;
@@ -72,11 +73,14 @@ struct Container {
     r.active = active;
     r.length = payload.size();
     r.payload_crc = snap::Crc(payload.data(), payload.size());
-    uint64_t at = snap::SlotOffset(h, i, slot);
+    uint64_t at = At(i, slot, copy);
     bytes.replace(at + snap::kRecordHeader, payload.size(), payload);
     bytes.replace(at, snap::kRecordHeader, snap::EncodeRecord(r));
   }
-  uint64_t At(uint32_t i, uint32_t slot) const { return snap::SlotOffset(h, i, slot); }
+  uint64_t At(uint32_t i, uint32_t slot, uint32_t copy = 0) const {
+    return slot == snap::kPremadeSlot ? snap::PremadeOffset(h, i, copy)
+                                      : snap::SlotOffset(h, i, slot);
+  }
 };
 
 // Snapshots of both ranks: seq 1 (10 samples) in slot 0, seq 2 (20) in slot 1.
@@ -142,16 +146,28 @@ TEST(SnapshotContainer, ActivePremadeRecordCarriesTheEnd) {
   TempDir d;
   Container c = TwoSnapshots();
   c.Put(0, snap::kPremadeSlot, 2, RankDoc(0, "run-a", 20, true), 0); // never activated
-  c.Put(1, snap::kPremadeSlot, 1, RankDoc(1, "run-a", 10, true), 0);
-  // The SIGTERM handler's one write: the active word.
-  c.bytes[c.At(1, snap::kPremadeSlot) + snap::kActiveOffset] = 1;
+  c.Put(1, snap::kPremadeSlot, 1, RankDoc(1, "run-a", 10, true), 0, 1);
+  // The SIGTERM handler's one write: the active word of the published copy.
+  c.bytes[c.At(1, snap::kPremadeSlot, 1) + snap::kActiveOffset] = 1;
   WriteFile(d / "snapshots-0.scs", c.bytes);
   Profile p = ReadProfile(d.path);
   EXPECT_EQ(Rank(p, 0).errors.count("ended_by_signal_term"), 0u);
   EXPECT_EQ(Rank(p, 1).errors.at("ended_by_signal_term"), 1u);
   EXPECT_EQ(Rank(p, 1).end_signal, 15);
   EXPECT_HAS(DescribeRankEnd(Rank(p, 1)), "SIGTERM");
+  EXPECT_EQ(Rank(p, 1).samples, 10u); // the premade record, not the newer snapshot
   EXPECT_TRUE(p.skipped.empty()) << Joined(p.skipped);
+  // Both copies active (a stale one not yet cleared): the newer serves; a
+  // torn active copy falls back to the other.
+  c.Put(1, snap::kPremadeSlot, 2, RankDoc(1, "run-a", 20, true), 1, 0);
+  WriteFile(d / "snapshots-0.scs", c.bytes);
+  EXPECT_EQ(Rank(ReadProfile(d.path), 1).samples, 20u);
+  c.bytes[c.At(1, snap::kPremadeSlot, 0) + snap::kRecordHeader + 40] ^= 0x33;
+  WriteFile(d / "snapshots-0.scs", c.bytes);
+  Profile q = ReadProfile(d.path);
+  EXPECT_EQ(Rank(q, 1).samples, 10u);
+  EXPECT_EQ(Rank(q, 1).errors.at("ended_by_signal_term"), 1u);
+  EXPECT_HAS(Joined(q.skipped), "slot 2 (copy 0) of rank 1 (node index 1): payload CRC mismatch");
 }
 
 TEST(SnapshotContainer, RankFileWinsOverContainerData) {

@@ -1342,14 +1342,16 @@ def case_snapshots(args):
 
 
 # The node's snapshot container (docs/formats.md section 5): a header block,
-# then per node-local index three slots (two snapshots, the premade SIGTERM
-# end record), each a 64-byte record header and its payload.
+# then per node-local index three slots (two snapshots, then the premade
+# SIGTERM end record in two copies of half a slot), each record a 64-byte
+# header and its payload.
 CONTAINER = re.compile(r"^snapshots-(\d+)\.scs$")
 
 
 def read_container(path):
-    """Header fields and, per world rank, its slots' record headers
-    (magic, rank, sequence, kind, active, length) as the runtime wrote them."""
+    """Header fields and, per world rank, its records' headers (magic, rank,
+    sequence, kind, active, length) as the runtime wrote them: slots 0 and
+    1, then the two copies of the premade record."""
     import struct
     with open(path, "rb") as f:
         data = f.read()
@@ -1360,8 +1362,8 @@ def read_container(path):
     out = {}
     for i, rank in enumerate(world):
         out[rank] = []
-        for k in range(3):
-            at = header_size + (3 * i + k) * slot
+        for at in (0, slot, 2 * slot, 2 * slot + slot // 2):
+            at += header_size + 3 * i * slot
             out[rank].append(struct.unpack_from("<IIQIIQ", data, at))
     return {"leader": leader, "ranks": list(world), "slot": slot, "run_id": run_id,
             "records": out}
@@ -1461,8 +1463,8 @@ def case_node_term(args):
     check(not any(".tmp." in n for n in names), "no temporaries: %s" % names)
     full = {int(n[5:-8]) for n in names if re.match(r"^rank-\d+\.json\.gz$", n)}
     c = read_container(os.path.join(out, "snapshots-0.scs"))
-    active = {rank for rank, slots in c["records"].items()
-              if slots[2][0] == 0x52435353 and slots[2][3] == 2 and slots[2][4] == 1}
+    active = {rank for rank, recs in c["records"].items()
+              if any(r[0] == 0x52435353 and r[3] == 2 and r[4] == 1 for r in recs[2:])}
     print("ranks with a full end record: %d, premade record active: %d, of %d"
           % (len(full), len(active), args.np))
     missing = sorted(set(range(args.np)) - full - active)
