@@ -9,6 +9,7 @@
 #include "profile_json.h"
 #include "scalana/container_format.h"
 #include "scalana/regular_file.h"
+#include "snapshot_read.h"
 
 #include <nlohmann/json.hpp>
 #include <zlib.h>
@@ -20,6 +21,7 @@
 #include <cstring>
 #include <dirent.h>
 #include <map>
+#include <set>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -107,6 +109,59 @@ void CheckRankFiles(const std::vector<Profile> &parts, const std::vector<std::st
       differ("binary", a.binary, b.binary);
     if (a.world_size != b.world_size && a.world_size > 0 && b.world_size > 0)
       differ("world_size", std::to_string(a.world_size), std::to_string(b.world_size));
+  }
+}
+
+// The ranks of the snapshot containers CONTAINERS that no rank file in
+// NAMES/RANKS holds, appended to PARTS: for each, its best record that reads
+// as a one-rank profile of that rank and of the container's run. What is
+// skipped, and why, goes to *SKIPPED: a container of another run than the
+// one .scalana-job names (stale: an earlier run's nodes), a header that does
+// not fit its file, a torn or corrupt record.
+void AddContainerRanks(const std::string &run_dir, const std::vector<std::string> &containers,
+                       std::vector<Profile> *parts, std::vector<std::string> *names,
+                       std::vector<int> *ranks, std::vector<std::string> *skipped) {
+  if (containers.empty())
+    return;
+  std::set<int> held(ranks->begin(), ranks->end());
+  std::string job_run = RunIdOfJobFile(run_dir);
+  for (const std::string &path : containers) {
+    detail::ContainerContents c;
+    try {
+      c = detail::ReadSnapshotContainer(path);
+    } catch (const Error &e) {
+      skipped->push_back(e.what());
+      continue;
+    }
+    if (!job_run.empty() && c.header.run_id != job_run) {
+      skipped->push_back(path + ": of run " + c.header.run_id + ", not run " + job_run + " that " +
+                         kJobFileName + " names (left by an earlier run); skipped");
+      continue;
+    }
+    skipped->insert(skipped->end(), c.skipped.begin(), c.skipped.end());
+    for (detail::ContainerRank &cr : c.ranks) {
+      if (held.count(cr.rank))
+        continue; // its rank file: an end record, or a snapshot too large for a slot
+      for (detail::SnapshotRecord &rec : cr.records) {
+        std::string origin =
+            path + " (rank " + std::to_string(cr.rank) + ", slot " + std::to_string(rec.slot) + ")";
+        try {
+          Profile p = ProfileFromGzip(rec.payload, origin);
+          if (p.ranks.size() != 1 || p.ranks[0].rank != cr.rank)
+            throw Error(origin + ": does not hold exactly rank " + std::to_string(cr.rank));
+          if (p.meta.run_id != c.header.run_id)
+            throw Error(origin + ": of run " + p.meta.run_id + ", not the container's run " +
+                        c.header.run_id);
+          parts->push_back(std::move(p));
+          names->push_back(origin);
+          ranks->push_back(cr.rank);
+          held.insert(cr.rank);
+          break;
+        } catch (const Error &e) {
+          skipped->push_back(std::string(e.what()) + "; skipped");
+        }
+      }
+    }
   }
 }
 
@@ -210,7 +265,7 @@ Profile ReadProfile(const std::string &run_dir) {
   if (lstat(whole.c_str(), &st) == 0)
     return ReadProfileFile(whole);
   detail::RankFiles found = detail::ListRankFiles(run_dir);
-  if (found.files.empty() && !found.unwritten.empty()) {
+  if (found.files.empty() && found.containers.empty() && !found.unwritten.empty()) {
     std::vector<int> ranks;
     for (const auto &[rank, why] : found.unwritten)
       ranks.push_back(rank);
@@ -218,10 +273,11 @@ Profile ReadProfile(const std::string &run_dir) {
                 detail::DescribeUnwritten(ranks, found.unwritten.begin()->second) +
                 "; free space there, or choose another --output, and re-run");
   }
-  if (found.files.empty())
+  if (found.files.empty() && found.containers.empty())
     throw Error(run_dir +
-                ": no profile.scalana, profile.json.gz or rank-*.json.gz; the program did not run "
-                "under `scalana prof`, or died before the profiler could write");
+                ": no profile.scalana, profile.json.gz, rank-*.json.gz or snapshots-*.scs; the "
+                "program did not run under `scalana prof`, or died before the profiler could "
+                "write");
   return detail::MergeRankFiles(run_dir, std::move(found));
 }
 
@@ -240,9 +296,12 @@ RankFiles ListRankFiles(const std::string &run_dir) {
     rank = RankOfMarkerName(e->d_name, &why);
     if (rank >= 0)
       out.unwritten[rank] = why;
+    if (LeaderOfContainerName(e->d_name) >= 0)
+      out.containers.push_back(run_dir + "/" + e->d_name);
   }
   closedir(d);
   std::sort(out.files.begin(), out.files.end());
+  std::sort(out.containers.begin(), out.containers.end());
   return out;
 }
 
@@ -257,6 +316,23 @@ Profile MergeRankFiles(const std::string &run_dir, RankFiles found) {
     names.push_back(f);
     ranks.push_back(rank);
   }
+  std::vector<std::string> skipped;
+  AddContainerRanks(run_dir, found.containers, &parts, &names, &ranks, &skipped);
+  if (parts.empty() && !found.unwritten.empty()) {
+    // Containers made at MPI_Init, nothing written after: say why.
+    std::vector<int> lost;
+    for (const auto &[rank, why] : found.unwritten)
+      lost.push_back(rank);
+    throw Error(run_dir + ": no readable rank data: " +
+                DescribeUnwritten(lost, found.unwritten.begin()->second) +
+                "; free space there, or choose another --output, and re-run");
+  }
+  if (parts.empty())
+    throw Error(
+        run_dir + ": no readable rank data: " +
+        (skipped.empty() ? std::string("the snapshot containers hold no records") : skipped[0]) +
+        (skipped.size() > 1 ? " (and " + std::to_string(skipped.size() - 1) + " more)"
+                            : std::string()));
   std::map<int, std::string> unwritten = std::move(found.unwritten);
   std::vector<std::string> run_ids;
   for (const Profile &p : parts)
@@ -273,6 +349,7 @@ Profile MergeRankFiles(const std::string &run_dir, RankFiles found) {
       unwritten.erase(it);
     }
   merged.unwritten = std::move(unwritten);
+  merged.skipped = std::move(skipped);
   merged.meta.complete = false;
   merged.meta.world_size = world_size;
   return merged;

@@ -24,13 +24,18 @@ ProfileMeta MetaFromSectionJson(const std::string &text, const std::string &orig
 
 // The per-rank files rank-<R>.json.gz of RUN_DIR, sorted by rank, and the
 // markers rank-<R>.unwritten.<REASON> (rank -> reason).
+// Also the node snapshot containers snapshots-<L>.scs (docs/formats.md
+// section 5), whose ranks count where no rank file holds them.
 struct RankFiles {
   std::vector<std::pair<int, std::string>> files;
   std::map<int, std::string> unwritten;
+  std::vector<std::string> containers;
 };
 RankFiles ListRankFiles(const std::string &run_dir);
 // FOUND's files read, checked to be of one run and build, and merged as
-// ReadProfile does (meta.complete false). FOUND.files must not be empty.
+// ReadProfile does (meta.complete false); then each container's ranks that
+// no rank file holds (a rank file, an end record, wins), their skipped
+// records in Profile::skipped. Throws Error when nothing could be read.
 Profile MergeRankFiles(const std::string &run_dir, RankFiles found);
 // "rank 3 could not write: no space left on the device" (rank_ends.cpp).
 std::string DescribeUnwritten(const std::vector<int> &ranks, const std::string &why);

@@ -135,6 +135,14 @@ std::vector<std::string> DescribeRankEnds(const Profile &p) {
                                                 "MPI_Init returned, or without snapshots "
                                                 "(--snapshot 0) and without recording its end, "
                                                 "or could not write there)")));
+  // Records of snapshot containers the reader could not use: torn writes,
+  // corruption, another run's files. A few by name, the rest counted.
+  constexpr size_t kNamed = 10;
+  for (size_t i = 0; i < p.skipped.size() && i < kNamed; ++i)
+    lines.push_back(p.skipped[i]);
+  if (p.skipped.size() > kNamed)
+    lines.push_back(std::to_string(p.skipped.size() - kNamed) +
+                    " more snapshot container records skipped");
   return lines;
 }
 

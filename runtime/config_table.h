@@ -32,9 +32,18 @@
   X(Force, "SCALANA_FORCE", "force", "f", Bool, "0", "0|1",                                        \
     "overwrite a run directory that holds the profile of a different run")                         \
   X(Snapshot, "SCALANA_SNAPSHOT", "snapshot", "", Uint, "10", "0..86400",                          \
-    "seconds between snapshots of each rank's data in RUN_DIR/rank-<R>.json.gz (the first at "     \
+    "seconds between snapshots of each rank's data (see --snapshot-files; the first at "           \
     "MPI_Init, then 1, 2, 4 ... s after it until the gap reaches N), so a killed run keeps what "  \
     "was recorded up to its last snapshot; 0: none")                                               \
+  X(SnapshotFiles, "SCALANA_SNAPSHOT_FILES", "snapshot-files", "", Choice, "node", "node|rank",    \
+    "where snapshots go: node (one container per node, RUN_DIR/snapshots-<L>.scs, L the node's "   \
+    "lowest rank, written in place: no file made per snapshot) or rank (RUN_DIR/rank-<R>.json.gz " \
+    "per rank, each snapshot a new file renamed over it)")                                         \
+  X(SnapshotSlot, "SCALANA_SNAPSHOT_SLOT", "snapshot-slot", "", Uint, "262144",                    \
+    "4096..1073741824",                                                                            \
+    "bytes per slot of the node's snapshot container (three per rank: two snapshots, two copies "  \
+    "of the premade SIGTERM end record of half a slot; sparse, holes cost nothing); a larger "     \
+    "snapshot goes to rank-<R>.json.gz")                                                           \
   X(WriteGroup, "SCALANA_WRITE_GROUP", "write-group", "", Uint, "128", "0..4194304",               \
     "ranks per group of the profile written at MPI_Finalize (RUN_DIR/profile.scalana, with "       \
     "MPI-IO): each group's lowest rank merges its group's data and writes it; 0: rank 0 gathers "  \

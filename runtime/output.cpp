@@ -1,8 +1,9 @@
 // Writing the profile: gathered at MPI_Finalize into RUN_DIR/profile.json.gz
-// by rank 0; before that, each rank's RUN_DIR/rank-<R>.json.gz, a periodic
-// snapshot replaced by the rank's end record if it ends without a complete
-// profile (docs/formats.md section 3; the writer thread and the endings are in
-// writer.cpp). Also the library's load-time setup. Nothing here may stop the
+// by rank 0; before that, each rank's periodic snapshots in its node's
+// container (snapshot_container.cpp) or RUN_DIR/rank-<R>.json.gz, and its
+// end record in the latter if it ends without a complete profile
+// (docs/formats.md sections 3 and 5; the writer thread and the endings are
+// in writer.cpp). Also the library's load-time setup. Nothing here may stop the
 // program: failures are counted or printed as one line, never thrown.
 #include "compress.h"
 #include "config.h"
@@ -201,6 +202,10 @@ void PrepareFixedMeta() noexcept {
   }
 }
 
+std::string ConfiguredRunDir() { return RunDir(); }
+
+void MakeRunDirs(const std::string &dir) { MakeDirs(dir); }
+
 std::string RankFilePath() {
   return Fixed().run_dir + "/rank-" + std::to_string(FileRank()) + ".json.gz";
 }
@@ -293,15 +298,34 @@ bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept {
     } else {
       r.snapshot = true;
     }
-    MakeDirs(Fixed().run_dir);
-    WriteAtomically(Gzip(ProfileToJson(p)), RankFilePath(), why == nullptr);
+    std::string gz = Gzip(ProfileToJson(p));
+    // A snapshot goes to the node's container when there is one and it fits
+    // a slot: a pwrite(), no file made (docs/runtime.md, "Output"). End
+    // records, once per rank and only on abnormal ends, go to the rank file.
+    bool in_container = false;
+    if (!why) {
+      int err = 0;
+      SlotResult slot = WriteSnapshotSlot(gz, &err);
+      in_container = slot == SlotResult::kWritten;
+      if (slot == SlotResult::kTooLarge)
+        CountError("snapshot_over_slot");
+      else if (slot == SlotResult::kFailed)
+        CountError("snapshot_container_write");
+    }
+    if (in_container) {
+      DropSnapshotRankFile();
+    } else {
+      NoteRankFileUsed();
+      MakeDirs(Fixed().run_dir);
+      WriteAtomically(gz, RankFilePath(), why == nullptr);
+    }
     ClearNoSpace(); // written after all: the file says how the rank ended
     if (!why) {
       // The end record a SIGTERM puts in place when no time is left to
       // build one: this snapshot and the reason (writer.cpp).
       r.errors["ended_by_signal_term"] += 1;
       r.end_signal = SIGTERM;
-      PublishPremadeEnd(Gzip(ProfileToJson(p)));
+      PublishPremadeEnd(Gzip(ProfileToJson(p)), in_container);
     }
     return true;
   } catch (const WriteFailure &e) {

@@ -1017,6 +1017,7 @@ void InitDone(MpiCall &) noexcept {
     AgreeRunId(g_world_rank); // collective: first, so every rank reaches it
     if (g_world_rank == 0)
       MarkRunDir();
+    OpenSnapshotContainer(); // collective too: every rank, or none by configuration
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
     CalibrateTicks();
     int level = MPI_THREAD_SINGLE;

@@ -101,10 +101,13 @@ int CreateUnsampledThread(pthread_t *thread, void *(*start)(void *), void *arg);
 
 // ---- this rank's files (writer.cpp, output.cpp; docs/runtime.md "Output")
 //
-// After MPI_Init a writer thread owns RUN_DIR/rank-<R>.json.gz: it replaces
-// it atomically with a periodic snapshot (SCALANA_SNAPSHOT) and, when the
-// rank ends without a complete profile, with the rank's end record. Only the
-// process that called MPI_Init writes (not a child it forked).
+// After MPI_Init a writer thread owns the rank's slots of the node's
+// snapshot container (or, with SCALANA_SNAPSHOT_FILES=rank, for a snapshot
+// too large for a slot, or when the container failed, RUN_DIR/rank-<R>.json.gz,
+// replaced atomically) for its periodic snapshots (SCALANA_SNAPSHOT) and,
+// when the rank ends without a complete profile, RUN_DIR/rank-<R>.json.gz
+// for its end record. Only the process that called MPI_Init writes (not a
+// child it forked).
 void StartRankWriter() noexcept;
 // Before the final gather: no snapshot is in flight or will start.
 void StopSnapshots() noexcept;
@@ -132,8 +135,38 @@ std::string UnwrittenMarkerPath();
 // belongs to the end record. *ERR is rename's errno on failure.
 bool ReplaceRankFile(const char *tmp, const char *path, bool snapshot, int *err) noexcept;
 // The gzip bytes of the end record a SIGTERM would leave if no time were
-// left to build one: the latest snapshot plus the reason. Writer thread.
-void PublishPremadeEnd(const std::string &bytes) noexcept;
+// left to build one: the latest snapshot plus the reason; IN_CONTAINER: that
+// snapshot went to the node's container, and so does this record if it
+// fits. Writer thread.
+void PublishPremadeEnd(const std::string &bytes, bool in_container) noexcept;
+// This rank wrote (or tried to write) its own rank file: at the final
+// profile its files are removed as without a container.
+void NoteRankFileUsed() noexcept;
+// A snapshot went to the container after an earlier one went to the rank
+// file (too large for a slot then): the older file, which readers would
+// prefer, goes. Never an end record: nothing once the rank is ending.
+void DropSnapshotRankFile() noexcept;
+// The node's snapshot container (snapshot_container.cpp): opened at MPI_Init
+// by every rank (collective over MPI_COMM_WORLD, then over the node), unless
+// SCALANA_SNAPSHOT_FILES is rank or snapshots are off. The writes return
+// kNone when this rank has no usable container, kTooLarge when GZ does not
+// fit a slot, kFailed (errno in *ERR; the container is not used again by
+// this rank) when the write failed. Writer thread only.
+enum class SlotResult { kNone, kWritten, kTooLarge, kFailed };
+void OpenSnapshotContainer() noexcept;
+bool SnapshotContainerUsable() noexcept;
+SlotResult WriteSnapshotSlot(const std::string &gz, int *err) noexcept;
+// COPY (0 or 1) of the premade record, half a slot each.
+SlotResult WritePremadeSlot(const std::string &gz, int copy, int *err) noexcept;
+// The premade record COPY in place (ACTIVE) or no longer: one pwrite() of
+// its active word. Async-signal-safe.
+bool ActivatePremadeSlot(int copy, bool active) noexcept;
+// Closes this rank's descriptor (false: it had none); REMOVE: the leader
+// removes the file.
+bool CloseSnapshotContainer(bool remove) noexcept;
+// RUN_DIR as configured, and its creation (output.cpp).
+std::string ConfiguredRunDir();
+void MakeRunDirs(const std::string &dir);
 // Reads what does not change during the run (binary, build id, PSG id):
 // done once, early, by the writer thread, so end records stay quick.
 void PrepareFixedMeta() noexcept;

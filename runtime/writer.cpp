@@ -1,22 +1,27 @@
-// This rank's file, RUN_DIR/rank-<R>.json.gz, from MPI_Init until the
-// profile is complete: the writer thread, the rank's endings (exit, MPI_Abort,
-// fatal and stop signals) and their order (docs/runtime.md, "Output").
+// This rank's data from MPI_Init until the profile is complete: its slots
+// in the node's snapshot container (snapshot_container.cpp) and its file
+// RUN_DIR/rank-<R>.json.gz; the writer thread, the rank's endings (exit,
+// MPI_Abort, fatal and stop signals) and their order (docs/runtime.md,
+// "Output").
 //
 // What can end a rank, and what is left of it:
-//  - nothing (MPI_Finalize): rank 0 writes profile.json.gz, every rank then
-//    removes its own file;
+//  - nothing (MPI_Finalize): the profile is written, the node's leader then
+//    removes the container and every rank its own files;
 //  - exit, MPI_Abort, a signal with a handler: the rank's end record, all
-//    its data up to that moment, replaces the file;
-//  - SIGKILL, or an end record cut short: the file holds the last periodic
-//    snapshot (every SCALANA_SNAPSHOT seconds, the first 1 s after
-//    MPI_Init). Files are replaced by rename, so they are never half written.
+//    its data up to that moment, in its rank file (which readers prefer);
+//  - SIGKILL, or an end record cut short: the last periodic snapshot
+//    (every SCALANA_SNAPSHOT seconds, the first 1 s after MPI_Init), in the
+//    container (two slots, each record CRC-checked, so one is whole while
+//    the other is written) or, with SCALANA_SNAPSHOT_FILES=rank, the rank
+//    file, replaced by rename so it is never half written.
 //
 // One thread builds and writes: the writer thread, started at MPI_Init with
 // the real pthread_create (it is not sampled) and every signal blocked
 // (signals for the process go to the program's threads). Signal handlers
 // never build or write a document themselves (that allocates and takes
-// locks, which the interrupted code may hold): a SIGTERM handler renames the
-// premade end record into place, then every handler hands the end record to
+// locks, which the interrupted code may hold): a SIGTERM handler puts the
+// premade end record in place (one pwrite() of its active word in the
+// container, or one rename), then every handler hands the end record to
 // the writer thread (sem_post) and waits for it, at most kEndWaitSeconds,
 // then lets the signal do what it would have done. The writer takes the
 // recorder's locks with a timeout, so a lock held by a stopped thread costs
@@ -87,12 +92,22 @@ std::atomic<bool> g_renaming{false};
 // for the writer thread to build a record (about 1 ms) and even to write
 // one (open, write, close: about 0.25 ms), not for one rename (tens of
 // microseconds). Two files: the writer fills the one not published, then
-// publishes it; a handler takes the published one (slot -1: none).
+// publishes it; a handler takes the published one (slot -1: none). With the
+// node's container (snapshot_container.cpp) the two are the copies of its
+// slot 2, published as kContainerSlot + copy, and taking one is one pwrite()
+// of its active word: no file is made or renamed.
+constexpr int kContainerSlot = 2;
 std::atomic<int> g_premade_slot{-1};
+std::atomic<bool> g_premade_files{false};  // a premade file may exist
+std::atomic<bool> g_rank_file_made{false}; // this rank wrote (or tried) rank-<R>.json.gz
 std::atomic<bool> g_taking_premade{false}; // a handler is between taking a slot and its rename
-int g_premade_next = 0;                    // the writer's next slot (writer thread only)
-char g_rank_path[PATH_MAX];                // RUN_DIR/rank-<R>.json.gz, set by the writer
-char g_premade_tmp[2][PATH_MAX];           // its premade end records
+// Copies of the container's premade record a handler activated: cleared
+// when the rank is open again (the program's own handler returned).
+std::atomic<bool> g_copy_active[2];
+int g_premade_next = 0;          // the writer's next file (writer thread only)
+int g_copy_next = 0;             // and container copy
+char g_rank_path[PATH_MAX];      // RUN_DIR/rank-<R>.json.gz, set by the writer
+char g_premade_tmp[2][PATH_MAX]; // its premade end records
 std::atomic<bool> g_paths_set{false};
 
 pid_t ThreadId() { return pid_t(syscall(SYS_gettid)); }
@@ -157,7 +172,10 @@ void WaitForWork(double seconds) {
 void PutPremadeEnd() {
   g_taking_premade.store(true);
   int slot = g_premade_slot.exchange(-1);
-  if (slot >= 0) {
+  if (slot >= kContainerSlot) {
+    g_copy_active[slot - kContainerSlot].store(true);
+    ActivatePremadeSlot(slot - kContainerSlot, true);
+  } else if (slot >= 0) {
     rename(g_premade_tmp[slot], g_rank_path);
     unlink(g_premade_tmp[1 - slot]); // an older one, if any: no leftovers
   }
@@ -171,6 +189,7 @@ void RemovePremade() {
   g_premade_slot.store(-1);
   for (const char *tmp : g_premade_tmp)
     unlink(tmp);
+  g_premade_files.store(false);
 }
 
 void *WriterMain(void *) {
@@ -261,6 +280,11 @@ void EndSignalHandler(int sig, siginfo_t *info, void *uc) {
     // snapshots resume. A fault whose handler returns faults again, so its
     // end record stays: reopening would write one per fault.
     if (ours && IsStopRequest(sig) && g_end.load() == kEnded && !g_final.load()) {
+      // Its premade record is no longer its end (one pwrite each,
+      // async-signal-safe); its rank file goes with its next snapshot.
+      for (int copy = 0; copy < 2; ++copy)
+        if (g_copy_active[copy].exchange(false))
+          ActivatePremadeSlot(copy, false);
       g_end_done.store(false);
       g_end.store(kOpen);
       g_periodic.store(g_interval > 0);
@@ -335,9 +359,55 @@ bool ReplaceRankFile(const char *tmp, const char *path, bool snapshot, int *err)
   return rc == 0;
 }
 
-void PublishPremadeEnd(const std::string &bytes) noexcept {
+void NoteRankFileUsed() noexcept { g_rank_file_made.store(true); }
+
+void DropSnapshotRankFile() noexcept {
+  if (!g_rank_file_made.load() || !g_paths_set.load())
+    return;
+  // As in ReplaceRankFile: an end record, once the rank is ending, stays.
+  g_renaming.store(true);
+  if (g_end.load() == kOpen && (unlink(g_rank_path) == 0 || errno == ENOENT))
+    g_rank_file_made.store(false);
+  g_renaming.store(false);
+}
+
+namespace {
+
+// The premade record into the container copy of slot 2 not published (true),
+// or false when it must go to a file (no usable container, too large, a
+// failed write). As with the files: never the published copy, which a
+// handler may activate at any moment, so it always finds a whole record.
+bool PublishPremadeInContainer(const std::string &bytes) {
+  int copy = g_copy_next;
+  if (kContainerSlot + copy == g_premade_slot.load())
+    copy = 1 - copy;
+  int err = 0;
+  SlotResult r = WritePremadeSlot(bytes, copy, &err);
+  if (r != SlotResult::kWritten) {
+    if (r != SlotResult::kNone)
+      CountError(r == SlotResult::kTooLarge ? "premade_end_over_slot" : "premade_end_write");
+    return false;
+  }
+  g_premade_slot.store(kContainerSlot + copy);
+  g_copy_next = 1 - copy;
+  // The older copy stays as it is: a handler may have activated it just
+  // before this one was published (this snapshot was under way when the
+  // SIGTERM came), and then it is the rank's end. Files of an earlier
+  // premade record (a snapshot too large for a slot) go, unless a handler
+  // is taking one now (Dekker-style with PutPremadeEnd, as below).
+  if (!g_taking_premade.load() && g_premade_files.exchange(false))
+    for (const char *tmp : g_premade_tmp)
+      unlink(tmp);
+  return true;
+}
+
+} // namespace
+
+void PublishPremadeEnd(const std::string &bytes, bool in_container) noexcept {
   if (g_end.load() != kOpen || !g_paths_set.load())
     return; // a handler may be taking the published file
+  if (in_container && PublishPremadeInContainer(bytes))
+    return;
   // Never the published slot: a handler may rename it at any moment.
   int slot = g_premade_next;
   if (slot == g_premade_slot.load())
@@ -358,6 +428,7 @@ void PublishPremadeEnd(const std::string &bytes) noexcept {
     CountError("premade_end_write");
     return;
   }
+  g_premade_files.store(true);
   g_premade_slot.store(slot);
   g_premade_next = 1 - slot;
   // The older file is not needed any more, unless a handler took it just
@@ -425,6 +496,14 @@ void FinishRank(bool written) noexcept {
   // EndSignalHandler) may be in flight: it must not re-create the file.
   StopSnapshots();
   Wake();
+  // The node's container goes once, removed by its leader: the profile
+  // holds every rank. Without one, or where this rank fell back to its own
+  // file, the rank's files go as before; else there is nothing to remove
+  // (no unlink per rank of files that never were).
+  g_premade_slot.store(-1);
+  bool node = CloseSnapshotContainer(true);
+  if (node && !g_rank_file_made.load() && !g_premade_files.load())
+    return;
   try {
     std::string path = RankFilePath(), tmp = path + ".tmp." + std::to_string(getpid());
     for (const char *suffix : {"", ".end0", ".end1"})

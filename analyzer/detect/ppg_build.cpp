@@ -37,6 +37,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
   Reserve(declared > 0 ? size_t(declared) : size_t(part_max + 1));
   for (const auto &[rank, why] : part.unwritten)
     summary.unwritten.emplace(rank, why);
+  summary.skipped.insert(summary.skipped.end(), part.skipped.begin(), part.skipped.end());
 
   // 1. The part's contexts -> contracted vertices; each distinct context of
   // the run is resolved once.

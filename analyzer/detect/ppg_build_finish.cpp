@@ -139,6 +139,7 @@ void RunBuilder::State::AddRunWarnings() {
     Profile all;
     all.meta.world_size = run.world_size;
     all.unwritten = summary.unwritten;
+    all.skipped = summary.skipped;
     size_t k = 0;
     for (int r : run.ranks) {
       if (k < summary.ranks.size() && summary.ranks[k].rank == r) {

@@ -306,6 +306,10 @@ struct Profile {
   // Ranks with no data whose writes failed, and why ("ENOSPC"): their
   // markers in a run directory of per-rank files.
   std::map<int, std::string> unwritten;
+  // Records of snapshot containers (RUN_DIR/snapshots-<L>.scs) that a
+  // reader skipped, one message each naming the file, slot and rank (a torn
+  // write, corruption, another run's container).
+  std::vector<std::string> skipped;
 };
 
 // What a reader accepts (docs/formats.md section 3, "Readers"). Every number

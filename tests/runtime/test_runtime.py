@@ -1341,6 +1341,158 @@ def case_snapshots(args):
           not any("snapshot" in r for r in prof["ranks"]), "complete profile, no snapshot marks")
 
 
+# The node's snapshot container (docs/formats.md section 5): a header block,
+# then per node-local index three slots (two snapshots, then the premade
+# SIGTERM end record in two copies of half a slot), each record a 64-byte
+# header and its payload.
+CONTAINER = re.compile(r"^snapshots-(\d+)\.scs$")
+
+
+def read_container(path):
+    """Header fields and, per world rank, its records' headers (magic, rank,
+    sequence, kind, active, length) as the runtime wrote them: slots 0 and
+    1, then the two copies of the premade record."""
+    import struct
+    with open(path, "rb") as f:
+        data = f.read()
+    magic, version, header_size, leader, ranks, slot = struct.unpack_from("<8sIIIIQ", data, 0)
+    check(magic == b"SCALSNP1" and version == 1, "%s: a container: %r" % (path, data[:16]))
+    run_id = data[32:96].split(b"\0")[0].decode()
+    world = struct.unpack_from("<%dI" % ranks, data, 104)
+    out = {}
+    for i, rank in enumerate(world):
+        out[rank] = []
+        for at in (0, slot, 2 * slot, 2 * slot + slot // 2):
+            at += header_size + 3 * i * slot
+            out[rank].append(struct.unpack_from("<IIQIIQ", data, at))
+    return {"leader": leader, "ranks": list(world), "slot": slot, "run_id": run_id,
+            "records": out}
+
+
+def rank_pids(exe):
+    """The processes running EXE (the ranks of a job of ours)."""
+    pids = []
+    real = os.path.realpath(exe)
+    for pid in os.listdir("/proc"):
+        if pid.isdigit():
+            try:
+                if os.path.realpath("/proc/%s/exe" % pid) == real:
+                    pids.append(int(pid))
+            except OSError:
+                pass
+    return pids
+
+
+def start_working(args, exe, out, seconds="3"):
+    """faults.c at args.np ranks, working until killed; returns the mpirun
+    process once rank 0 says it works (its snapshots at 0, 1, 2 s taken)."""
+    cmd = mpirun(args.np) + [os.path.join(args.bin, "scalana"), "prof", "-o", out, "--", exe,
+                             "term", seconds]
+    p = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env())
+    check("working" in p.stdout.readline(), "faults.c started working")
+    return p
+
+
+def signal_ranks(exe, sig, expect):
+    pids = rank_pids(exe)
+    check(len(pids) == expect, "%d ranks running %s: %s" % (expect, exe, pids))
+    for pid in pids:
+        try:
+            os.kill(pid, sig)
+        except ProcessLookupError:
+            pass
+
+
+def case_node_kill(args):
+    """Every rank killed by SIGKILL after its first snapshots: the run
+    directory holds one container for the node (no file per rank, no
+    temporary) and `scalana show` reads every rank's last snapshot from it."""
+    exe = build(args, args.exe)
+    out = tempfile.mkdtemp(prefix="scalana-node-")
+    shutil.rmtree(out)
+    p = start_working(args, exe, out)
+    try:
+        during = sorted(os.listdir(out))
+        check(during == [".scalana-job", "snapshots-0.scs"],
+              "while running: one container, no rank file or temporary: %s" % during)
+        signal_ranks(exe, signal.SIGKILL, args.np)
+    finally:
+        p.communicate(timeout=60)
+    left = sorted(os.listdir(out))
+    check(left == [".scalana-job", "snapshots-0.scs"], "after SIGKILL: the container only: %s" % left)
+    c = read_container(os.path.join(out, "snapshots-0.scs"))
+    check(c["ranks"] == list(range(args.np)) and c["leader"] == 0,
+          "one node: every rank in the container: %s" % c["ranks"])
+    shown = json.loads(run([os.path.join(args.bin, "scalana"), "show", out, "--format",
+                            "json"]).stdout)
+    ranks = {r["rank"]: r for r in shown["ranks"]}
+    check(sorted(ranks) == list(range(args.np)), "every rank's data read: %s" % sorted(ranks))
+    for rank, r in ranks.items():
+        check(r.get("snapshot") is True and r["samples"] > 0 and
+              not any(k.startswith("ended_by_") for k in r["errors"]),
+              "rank %d: its last snapshot, samples kept, no end: %s" % (rank, r["errors"]))
+    said, report = rank_endings(args, out)
+    check(all("no end recorded" in said.get(r, "") for r in range(args.np)),
+          "the report says every rank was killed:\n" + report)
+
+
+def case_node_term(args):
+    """SIGTERM to every rank at once, as the launcher sends it: each rank's
+    handler activates its premade end record in the container (one pwrite),
+    then writes its full end record if it lives long enough. Every rank that
+    got no full record has its premade record active, and the readers take
+    it: its end is said to be SIGTERM. mpirun is stopped meanwhile: its
+    SIGKILL, once a rank is gone, would otherwise end ranks on these 2
+    oversubscribed cores before their handler ran at all (no handler can
+    help those: bench/fault_survival counts them)."""
+    exe = build(args, args.exe)
+    out = tempfile.mkdtemp(prefix="scalana-node-term-")
+    shutil.rmtree(out)
+    p = start_working(args, exe, out)
+    try:
+        os.kill(p.pid, signal.SIGSTOP)
+        signal_ranks(exe, signal.SIGTERM, args.np)
+        deadline = time.time() + 60
+        while rank_pids(exe) and time.time() < deadline:
+            time.sleep(0.1)
+        check(not rank_pids(exe), "every rank ended on SIGTERM")
+    finally:
+        os.kill(p.pid, signal.SIGCONT)
+        p.communicate(timeout=60)
+    names = os.listdir(out)
+    check(not any(".tmp." in n for n in names), "no temporaries: %s" % names)
+    full = {int(n[5:-8]) for n in names if re.match(r"^rank-\d+\.json\.gz$", n)}
+    c = read_container(os.path.join(out, "snapshots-0.scs"))
+    active = {rank for rank, recs in c["records"].items()
+              if any(r[0] == 0x52435353 and r[3] == 2 and r[4] == 1 for r in recs[2:])}
+    print("ranks with a full end record: %d, premade record active: %d, of %d"
+          % (len(full), len(active), args.np))
+    missing = sorted(set(range(args.np)) - full - active)
+    check(not missing, "ranks with neither a full end record nor an active premade one: %s"
+          % missing)
+    # The handler's first act, before the full record: every rank's.
+    check(active == set(range(args.np)), "the premade record activated on every rank: %s"
+          % sorted(active))
+    shown = json.loads(run([os.path.join(args.bin, "scalana"), "show", out, "--format",
+                            "json"]).stdout)
+    for r in shown["ranks"]:
+        check(r["errors"].get("ended_by_signal_term") == 1 and r.get("end_signal") == 15,
+              "rank %d ended by SIGTERM: %s" % (r["rank"], r["errors"]))
+    check(len(shown["ranks"]) == args.np, "every rank read")
+    # The premade records alone (full end records removed): read from the
+    # container, the reason kept.
+    for n in names:
+        if n.startswith("rank-"):
+            os.unlink(os.path.join(out, n))
+    shown = json.loads(run([os.path.join(args.bin, "scalana"), "show", out, "--format",
+                            "json"]).stdout)
+    for r in shown["ranks"]:
+        if r["rank"] in active:
+            check(r["errors"].get("ended_by_signal_term") == 1 and r.get("snapshot") is True,
+                  "rank %d: its premade record, read from the container: %s"
+                  % (r["rank"], r["errors"]))
+
+
 def case_stale(args):
     """Item 6, runtime side: --force leaves nothing of the previous run (its
     rank files, temporaries of killed writers, claims of killed launchers); a
@@ -1354,6 +1506,7 @@ def case_stale(args):
         # The last: the claim of a launcher that mpirun killed between
         # claiming the directory and giving up on it.
         for junk in ("rank-7.json.gz", "rank-2.json.gz.tmp.12345", "profile.json.gz.tmp.99",
+                     "snapshots-9.scs",
                      PROFILE + ".partial",
                      ".scalana-job.claim.killed-job"):
             with open(os.path.join(out, junk), "wb") as f:
@@ -1460,9 +1613,13 @@ def case_two_runs(args):
     b, _ = profile_run(args, exe, expect_ok=False, prog_args=["exit", "0.5", "0"])
     ids = {}
     for d in (a, b):
-        check(os.path.exists(os.path.join(d, "rank-0.json.gz")), "the run left rank files")
+        # The rank that exits leaves its end record; the others theirs, or
+        # their premade record in the node's container.
+        check(any(f.startswith("rank-") for f in os.listdir(d)), "the run left rank files")
         ids[d] = {profile(os.path.join(d, f))["meta"]["run_id"]
                   for f in os.listdir(d) if f.startswith("rank-")}
+        ids[d] |= {read_container(os.path.join(d, f))["run_id"]
+                   for f in os.listdir(d) if CONTAINER.match(f)}
         check(len(ids[d]) == 1 and "" not in ids[d], "one run id in all its ranks: %s" % ids[d])
         with open(os.path.join(d, ".scalana-job")) as f:
             check("run " + next(iter(ids[d])) in f.read(), ".scalana-job names the run id")
@@ -1479,6 +1636,9 @@ def case_two_runs(args):
     for f in os.listdir(out):
         if f.startswith("rank-"):
             check(profile(os.path.join(out, f))["meta"]["run_id"] == "nightly-42",
+                  "SCALANA_RUN_ID honoured in " + f)
+        if CONTAINER.match(f):
+            check(read_container(os.path.join(out, f))["run_id"] == "nightly-42",
                   "SCALANA_RUN_ID honoured in " + f)
 
 

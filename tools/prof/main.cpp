@@ -66,13 +66,18 @@ std::string Absolute(const std::string &path) {
   return std::string(cwd) + "/" + path;
 }
 
-// The files a run leaves (docs/formats.md sections 3 and 4): profile.scalana,
-// profile.json.gz, rank-<R>.json.gz, and the temporaries of either
+// The files a run leaves (docs/formats.md sections 3 to 5): profile.scalana,
+// profile.json.gz, rank-<R>.json.gz, snapshots-<L>.scs, and the temporaries of either
 // (NAME.tmp.PID, profile.scalana.partial) that a writer killed before its
 // rename leaves behind.
 bool IsProfileFile(const std::string &n) {
   if (n == "profile.json.gz" || n == "profile.scalana")
     return true;
+  // A node's snapshot container, snapshots-<L>.scs.
+  const std::string scs = "snapshots-", scs_suffix = ".scs";
+  if (n.size() > scs.size() + scs_suffix.size() && n.compare(0, scs.size(), scs) == 0 &&
+      n.compare(n.size() - scs_suffix.size(), scs_suffix.size(), scs_suffix) == 0)
+    return n.find_first_not_of("0123456789", scs.size()) == n.size() - scs_suffix.size();
   const std::string prefix = "rank-", suffix = ".json.gz";
   if (n.size() <= prefix.size() + suffix.size() || n.compare(0, prefix.size(), prefix) != 0 ||
       n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
