@@ -174,11 +174,17 @@ ContainerContents ParseSnapshotContainer(const ReadAt &read, uint64_t size,
                               " (node index " + std::to_string(i) + "): " + why + "; skipped");
         }
       }
-    std::stable_sort(cr.records.begin(), cr.records.end(),
-                     [](const SnapshotRecord &a, const SnapshotRecord &b) {
-                       bool pa = a.slot == kPremadeSlot, pb = b.slot == kPremadeSlot;
-                       return pa != pb ? pa : a.sequence > b.sequence;
-                     });
+    // Ties in the order read (slot, then copy): std::sort with the whole
+    // key, as std::stable_sort's buffer is deprecated under C++20's library.
+    std::sort(cr.records.begin(), cr.records.end(),
+              [](const SnapshotRecord &a, const SnapshotRecord &b) {
+                bool pa = a.slot == kPremadeSlot, pb = b.slot == kPremadeSlot;
+                if (pa != pb)
+                  return pa;
+                if (a.sequence != b.sequence)
+                  return a.sequence > b.sequence;
+                return a.slot != b.slot ? a.slot < b.slot : a.copy < b.copy;
+              });
     if (!cr.records.empty())
       c.ranks.push_back(std::move(cr));
   }
