@@ -53,21 +53,9 @@ std::string ReadBytes(const std::string &path) {
 
 // R from the name of a per-rank file "rank-<R>.json.gz"; -1 for other names.
 int RankOfFileName(const std::string &name) {
-  static const std::string kPrefix = "rank-", kSuffix = ".json.gz";
-  if (name.size() <= kPrefix.size() + kSuffix.size() ||
-      name.compare(0, kPrefix.size(), kPrefix) != 0 ||
-      name.compare(name.size() - kSuffix.size(), kSuffix.size(), kSuffix) != 0)
-    return -1;
-  std::string digits = name.substr(kPrefix.size(), name.size() - kPrefix.size() - kSuffix.size());
-  // The runtime writes rank-%d: no sign, no leading zero, so one name per rank.
-  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
-      (digits.size() > 1 && digits[0] == '0'))
-    return -1;
-  return std::stoi(digits);
+  return detail::NumberInName(name, "rank-", ".json.gz");
 }
 
-// R from the name of a marker "rank-<R>.unwritten.<REASON>" (the runtime
-// could not write rank R's file), *WHY the reason; -1 for other names.
 int RankOfMarkerName(const std::string &name, std::string *why) {
   static const std::string kInfix = ".unwritten.";
   size_t at = name.find(kInfix);
@@ -282,6 +270,18 @@ Profile ReadProfile(const std::string &run_dir) {
 }
 
 namespace detail {
+
+int NumberInName(const std::string &name, const std::string &prefix, const std::string &suffix) {
+  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
+      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
+    return -1;
+  std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
+  // The runtime writes %d: no sign, no leading zero, so one name per number.
+  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
+      (digits.size() > 1 && digits[0] == '0'))
+    return -1;
+  return std::stoi(digits);
+}
 
 RankFiles ListRankFiles(const std::string &run_dir) {
   RankFiles out;

@@ -32,6 +32,9 @@ struct RankFiles {
   std::vector<std::string> containers;
 };
 RankFiles ListRankFiles(const std::string &run_dir);
+// N from a name PREFIX<N>SUFFIX the runtime wrote ("rank-3.json.gz",
+// "snapshots-0.scs"): decimal, no sign or leading zero, below 10^9; else -1.
+int NumberInName(const std::string &name, const std::string &prefix, const std::string &suffix);
 // FOUND's files read, checked to be of one run and build, and merged as
 // ReadProfile does (meta.complete false); then each container's ranks that
 // no rank file holds (a rank file, an end record, wins), their skipped

@@ -5,6 +5,8 @@
 // file before it is used: a header that does not fit refuses the container.
 #include "snapshot_read.h"
 
+#include "profile_internal.h"
+
 #include "scalana/profile.h"
 #include "scalana/regular_file.h"
 
@@ -220,16 +222,6 @@ ContainerContents ReadSnapshotContainer(const std::string &path) {
   }
 }
 
-int LeaderOfContainerName(const std::string &name) {
-  const std::string prefix = kPrefix, suffix = kSuffix;
-  if (name.size() <= prefix.size() + suffix.size() || name.compare(0, prefix.size(), prefix) != 0 ||
-      name.compare(name.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return -1;
-  std::string digits = name.substr(prefix.size(), name.size() - prefix.size() - suffix.size());
-  if (digits.size() > 9 || digits.find_first_not_of("0123456789") != std::string::npos ||
-      (digits.size() > 1 && digits[0] == '0'))
-    return -1;
-  return std::stoi(digits);
-}
+int LeaderOfContainerName(const std::string &name) { return NumberInName(name, kPrefix, kSuffix); }
 
 } // namespace scalana::detail
