@@ -93,27 +93,34 @@ Entry &Lookup(Cache &cache, Key key) {
     for (Cache::Recent &r : cache.recent)
       r = Cache::Recent{};
   }
-  auto [it, fresh] = entries.try_emplace(key);
-  Entry &e = it->second;
-  Cache::Recent *slot = nullptr; // a key found recent but no longer valid keeps its slot
+  Chains &chains = entries[key];
+  Entry *e = nullptr;
+  for (unsigned i = 0; i < chains.used && !e; ++i)
+    if (StillValid(chains.chain[i]))
+      e = &chains.chain[i];
+  if (!e) {
+    // A chain not seen with this key (or no longer held): a free entry, or
+    // the oldest one's, whose count belongs to its own context.
+    if (chains.used < Chains::kChains) {
+      e = &chains.chain[chains.used++];
+    } else {
+      e = &chains.chain[chains.next];
+      chains.next = (chains.next + 1) % Chains::kChains;
+      e->calls = 0;
+      e->index = Entry::kNoIndex;
+    }
+    Unwind(key, *e);
+  }
+  Cache::Recent *slot = nullptr; // an entry already among the recent keeps its slot
   for (Cache::Recent &r : cache.recent)
-    if (r.key == key)
+    if (r.entry == e)
       slot = &r;
   if (!slot) {
     slot = &cache.recent[cache.next_recent];
     cache.next_recent = (cache.next_recent + 1) % Cache::kRecent;
   }
-  *slot = Cache::Recent{key, &e};
-  if (fresh || !StillValid(e)) {
-    // A key seen before with another chain of calls (a different caller at
-    // the same depth): its count belongs to the old context.
-    if (!fresh) {
-      e.calls = 0;
-      e.index = Entry::kNoIndex;
-    }
-    Unwind(key, e);
-  }
-  return e;
+  *slot = Cache::Recent{key, e};
+  return *e;
 }
 
 } // namespace call_sites

@@ -40,7 +40,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
 from figures import run_figures  # noqa: E402
-OPS = ["MPI_Isend", "MPI_Irecv", "MPI_Test", "MPI_Accumulate", "MPI_Get", "MPI_Win_flush"]
+OPS = ["MPI_Isend", "MPI_Irecv", "MPI_Test", "MPI_Test_2callers", "MPI_Accumulate", "MPI_Get",
+       "MPI_Win_flush"]
 
 
 def env():

@@ -5,8 +5,12 @@
  *
  *   wrapper_cost percall N   ns per call of MPI_Isend, MPI_Irecv, MPI_Test
  *                            (polling a request that does not complete),
- *                            MPI_Accumulate, MPI_Get, MPI_Win_flush; N calls
- *                            each, only the calls themselves timed
+ *                            MPI_Test through one helper that two callers
+ *                            call in turn (MPI_Test_2callers: one call
+ *                            site, two chains of calls at the same stack
+ *                            depth), MPI_Accumulate, MPI_Get,
+ *                            MPI_Win_flush; N calls each, only the calls
+ *                            themselves timed
  *   wrapper_cost rate N [W]  two message-rate loops, N iterations each: an
  *                            Isend/Irecv/Test exchange and an Accumulate
  *                            stream with a flush every 64; W units of
@@ -97,6 +101,38 @@ static void test_polling(long n) {
     report("MPI_Test", t, n);
 }
 
+/* Quicksilver's shape: every MPI_Test goes through a one-line helper,
+ * reached from several callers whose frames lie at the same depth. */
+__attribute__((noinline)) static int test_helper(MPI_Request *req) {
+  int flag = 0;
+  MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+  return flag;
+}
+__attribute__((noinline)) static int caller_a(MPI_Request *req) {
+  volatile int pad = 1;
+  return test_helper(req) + pad;
+}
+__attribute__((noinline)) static int caller_b(MPI_Request *req) {
+  volatile int pad = 2;
+  return test_helper(req) + pad;
+}
+
+static void test_two_callers(long n) {
+  int buf = 0;
+  long got = 0;
+  MPI_Request req;
+  MPI_Irecv(&buf, 1, MPI_INT, 1 - rank, 98, MPI_COMM_WORLD, &req);
+  double t0 = NOW();
+  for (long i = 0; i < n; ++i)
+    got += (i & 1) ? caller_b(&req) : caller_a(&req);
+  double t = NOW() - t0;
+  MPI_Cancel(&req);
+  MPI_Wait(&req, MPI_STATUS_IGNORE);
+  sink += (unsigned long long)got;
+  if (rank == 0)
+    report("MPI_Test_2callers", t, n);
+}
+
 static void rma(long n) {
   double *base;
   MPI_Win win;
@@ -164,8 +200,7 @@ static double rate_p2p(long n, long *calls, double *cpu) {
 static double rate_acc(long n, long *calls, double *cpu) {
   double *base, one = 1;
   MPI_Win win;
-  MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base,
-                   &win);
+  MPI_Win_allocate(64 * sizeof(double), sizeof(double), MPI_INFO_NULL, MPI_COMM_WORLD, &base, &win);
   MPI_Barrier(MPI_COMM_WORLD);
   double t0 = MPI_Wtime(), c0 = cpu_now(1);
   MPI_Win_lock_all(0, win);
@@ -201,6 +236,7 @@ int main(int argc, char **argv) {
   if (strcmp(argv[1], "percall") == 0) {
     p2p_posts(n);
     test_polling(n);
+    test_two_callers(n);
     rma(n);
   } else {
     work_units = argc > 3 ? atol(argv[3]) : 0;

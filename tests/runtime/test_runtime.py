@@ -727,6 +727,25 @@ def case_tail_mpi(args):
         check(not on_call, where + "MPI rows on a call vertex: %s" % on_call)
 
 
+def case_mpi_chains(args):
+    """One MPI call site under two callers in turn, the wrapper's frame at the
+    same depth under both (programs/mpi_chains.c): each caller's calls under
+    its own context, and the samples outside the runtime's unwinding."""
+    shown, _ = profiled(args)
+    for r in shown.prof["ranks"]:
+        rank = r["rank"]
+        where = "rank %d: " % rank
+        for caller in ("call_a", "call_b"):
+            calls = sum(row[1] for row in shown.rows(rank, "mpi",
+                                                     shown.mpi_at("test", [caller])))
+            check(calls == 200000, where + "%d MPI_Test calls under @%s, made 200000"
+                  % (calls, caller))
+        inside = r["errors"].get("samples_in_profiler", 0)
+        check(inside <= 0.1 * r["samples"], where + "%d of %d samples taken while the runtime "
+              "unwound: it unwinds on every call when callers take turns" % (inside, r["samples"]))
+        check_samples_recorded(shown, r)
+
+
 def case_templates(args):
     shown, exe = profiled(args)
     # The premises: both tail calls are jumps, so their frames are missing.
