@@ -9,9 +9,13 @@ namespace detect_internal {
 CauseCosts::CauseCosts(const Psg &psg, const std::vector<Run> &runs, size_t smallest,
                        size_t largest, const std::unordered_set<uint64_t> &abnormal,
                        const std::unordered_set<VertexId> &non_scalable,
-                       const std::vector<NonScalableVertex> &ns)
+                       const std::vector<NonScalableVertex> &ns, const CommLayer &layer)
     : psg_(psg), runs_(runs), smallest_(smallest), largest_(largest), big_(runs[largest]),
-      abnormal_(abnormal), non_scalable_(non_scalable), ns_(ns) {}
+      abnormal_(abnormal), non_scalable_(non_scalable), ns_(ns), layer_(layer) {}
+
+bool CauseCosts::Communication(VertexId v) const {
+  return psg_.vertex(v).kind == VertexKind::Mpi || layer_.Contains(v);
+}
 
 bool CauseCosts::Abnormal(VertexId v, int rank) const {
   return abnormal_.count(StepKey(v, rank, false)) > 0;
@@ -29,12 +33,12 @@ double CauseCosts::MedianOf(VertexId v, const VertexSeries &s) {
 // A non-scalable vertex is problematic on the ranks where it takes at least
 // its median time: on a rank where it is quicker than usual it is not what
 // made that rank late (and the path should go on to what did).
-// (MPI vertices are never root causes: they stay marked on every rank, so
-// a path shows which waits are part of the loss.)
+// (Communication vertices are never root causes: they stay marked on every
+// rank, so a path shows which waits are part of the loss.)
 bool CauseCosts::Problematic(VertexId v, int rank) {
   if (Abnormal(v, rank))
     return true;
-  if (psg_.vertex(v).kind == VertexKind::Mpi)
+  if (Communication(v))
     return NonScalable(v);
   if (!NonScalable(v))
     return false;
@@ -84,7 +88,7 @@ VertexId CauseCosts::CostliestInside(VertexId v, int rank) {
     VertexId c = todo.back();
     todo.pop_back();
     const Vertex &x = psg_.vertex(c);
-    if (x.kind == VertexKind::Mpi)
+    if (Communication(c))
       continue;
     if (double cost = Cost(c, rank); cost > best_cost)
       best = c, best_cost = cost;

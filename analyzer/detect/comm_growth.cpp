@@ -85,10 +85,11 @@ std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling)
   return out;
 }
 
-void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
+void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
+                            const detect_internal::CommLayer &layer, TracedCauses &traced,
                             DetectResult &res) {
-  // "None found" is no answer: the MPI vertex itself is the root cause, with
-  // what grew.
+  // "None found" is no answer: the communication vertex itself is the root
+  // cause, with what grew.
   for (auto [v, rank] : traced.unexplained) {
     if (traced.index.count(v))
       continue;
@@ -107,6 +108,13 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, Tr
     rc.big_ranks = big.world_size;
     rc.growth = CommunicationGrowth(psg, small, big, v);
     rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
+    // A layer's polling loop makes no calls the wrappers count: its samples
+    // are all there is, and they are time spent waiting for other ranks.
+    rc.comm_layer = layer.PatternOf(v);
+    if (!rc.comm_layer.empty())
+      rc.explanation = "communication layer (--comm-layer " + rc.comm_layer +
+                       "): its time per rank grows, waiting for other ranks in the layer's own "
+                       "code, and no computation on the ranks it waited for explains it";
     res.root_causes.push_back(std::move(rc));
     traced.waits.emplace_back();
   }

@@ -125,12 +125,19 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // --- Backtracking on the largest run (backtrack.cpp), each path's root
   // cause the problematic vertex that costs the most (cause_cost.cpp,
   // trace_causes.cpp).
-  CauseCosts costs(psg, runs, smallest, largest, abnormal_big, non_scalable_set, res.non_scalable);
+  const CommLayer layer(psg, opts.comm_layers);
+  res.comm_layer_vertices = layer.Counts();
+  for (const auto &[pattern, n] : res.comm_layer_vertices)
+    if (n == 0)
+      res.warnings.push_back("--comm-layer " + pattern +
+                             " names no function, source file or shared object of the program");
+  CauseCosts costs(psg, runs, smallest, largest, abnormal_big, non_scalable_set, res.non_scalable,
+                   layer);
   BacktrackStarts starts = FindStarts(psg, big, largest, res, opts);
   TracedCauses traced = TraceCauses(psg, starts, opts, costs, res);
 
   // --- Communication losses no computation explains (comm_growth.cpp).
-  AddCommunicationCauses(psg, runs[smallest], big, traced, res);
+  AddCommunicationCauses(psg, runs[smallest], big, layer, traced, res);
 
   // --- Cost, score and evidence of each root cause in the largest run
   // (score_causes.cpp).

@@ -39,6 +39,11 @@ struct DetectOptions {
   size_t max_abnormal_starts = 1000;
   // --predict: the rank count to model every vertex and root cause at (0: none).
   int predict = 0;
+  // --comm-layer: glob patterns naming code the program communicates through
+  // (a function, a source file or path, a shared object), such as bale's
+  // conveyors over SHMEM. Its time is waiting, as an MPI call's is: never a
+  // computation cause; backtracking goes through it to what made it wait.
+  std::vector<std::string> comm_layers;
 };
 
 // --- Statistics, exposed for tests.
@@ -160,6 +165,9 @@ struct RootCause {
   // is the slowest, else 0 (it is off the critical path).
   double rank_time = 0, wall_time = 0, waits_caused = 0, saved_seconds = 0;
   double rank_cpu = 0; // the culprit rank's CPU time (all threads, MPI polling included)
+  // A communication cause in code declared a communication layer: the
+  // --comm-layer pattern it matched ("" otherwise).
+  std::string comm_layer;
   int waiting_ranks = 0;
   // A communication vertex that no computation explains (its backtracking
   // path reached no problematic computation): GROWTH says what grew with the
@@ -199,6 +207,8 @@ struct DetectResult {
   std::string inconclusive;
   std::vector<std::vector<PathStep>> paths; // every backtracking path
   std::vector<std::string> warnings;
+  // Per --comm-layer pattern, how many PSG vertices it made communication.
+  std::vector<std::pair<std::string, size_t>> comm_layer_vertices;
   std::vector<HotSpot> hot_spots; // of the largest run, most operations drawn first
   Prediction prediction;          // --predict P; ranks 0 when not asked
 };

@@ -34,6 +34,23 @@ std::string SlopeText(double x); // "%.2f"
 using LineKey = std::tuple<std::string, uint32_t, VertexKind, std::string>;
 LineKey LineOf(const Psg &psg, VertexId v);
 
+// The vertices of the code named by --comm-layer patterns (comm_layer.cpp):
+// their time is waiting, like an MPI call's, not computation.
+class CommLayer {
+public:
+  CommLayer(const Psg &psg, const std::vector<std::string> &patterns);
+  bool Contains(VertexId v) const;
+  // The pattern V matched, the first of them given; "" outside the layer.
+  const std::string &PatternOf(VertexId v) const;
+  // Each pattern with the number of vertices it made communication.
+  std::vector<std::pair<std::string, size_t>> Counts() const;
+
+private:
+  std::vector<std::string> patterns_;
+  std::vector<size_t> counts_;
+  std::vector<int32_t> pattern_of_; // per vertex: index into patterns_, -1 none
+};
+
 // How many samples a computation cause rests on: its COST in samples against
 // the Poisson noise of its MEDIAN's count (at least one sample). Below
 // kSettledSigma standard deviations a repetition may not find it again;
@@ -53,9 +70,13 @@ public:
   CauseCosts(const Psg &psg, const std::vector<Run> &runs, size_t smallest, size_t largest,
              const std::unordered_set<uint64_t> &abnormal,
              const std::unordered_set<VertexId> &non_scalable,
-             const std::vector<NonScalableVertex> &ns);
+             const std::vector<NonScalableVertex> &ns, const CommLayer &layer);
 
   const Run &big() const { return big_; }
+  // An MPI vertex or one of the declared communication layer: its time is
+  // waiting, and it is never a computation cause.
+  bool Communication(VertexId v) const;
+  const CommLayer &layer() const { return layer_; }
   bool Abnormal(VertexId v, int rank) const;
   bool NonScalable(VertexId v) const;
   // V's median time over the largest run's ranks (S: its series there).
@@ -74,6 +95,7 @@ private:
   const std::unordered_set<uint64_t> &abnormal_;
   const std::unordered_set<VertexId> &non_scalable_;
   const std::vector<NonScalableVertex> &ns_;
+  const CommLayer &layer_;
   // Median over the largest run's ranks, computed once per vertex: paths ask
   // for the same vertices again and again, and a run can have 10^5 ranks.
   std::unordered_map<VertexId, double> medians_;
@@ -139,7 +161,8 @@ TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const De
 // Communication losses no computation explains (TRACED.unexplained): the MPI
 // vertex itself becomes a root cause, with what grew between SMALL and BIG.
 // comm_growth.cpp.
-void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big, TracedCauses &traced,
+void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
+                            const detect_internal::CommLayer &layer, TracedCauses &traced,
                             DetectResult &res);
 
 // Cost, score, waits caused and evidence of each of RES.root_causes in the

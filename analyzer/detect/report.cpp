@@ -169,6 +169,9 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "), abnormal threshold " << in.options.abnorm_thd << "x median\n";
   if (!r.scaling_reason.empty())
     out << "scaling: " << Safe(r.scaling_reason) << "\n";
+  for (const auto &[pattern, n] : r.comm_layer_vertices)
+    out << "communication layer: " << Safe(pattern) << " (" << n
+        << " vertices; their time counts as waiting)\n";
   for (const std::string &w : r.warnings)
     out << "warning: " << Safe(w) << "\n";
 
@@ -375,6 +378,10 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
       {"expected_slope", r.expected_slope},
       {"program_slope", r.program_slope_ok ? json(r.program_slope) : json()}};
   doc["warnings"] = r.warnings;
+  json layers = json::array();
+  for (const auto &[pattern, n] : r.comm_layer_vertices)
+    layers.push_back({{"pattern", pattern}, {"vertices", n}});
+  doc["comm_layers"] = layers;
   json causes = json::array();
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
@@ -416,6 +423,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"waits_caused", rc.waits_caused},
          {"waiting_ranks", rc.waiting_ranks},
          {"communication", rc.communication},
+         {"comm_layer", rc.comm_layer},
          {"growth", growth},
          {"explanation", rc.explanation},
          {"culprit_time", rc.culprit_time},

@@ -14,16 +14,15 @@ namespace {
 // one that explains less than this share of their loss, are unexplained.
 constexpr double kExplainsShare = 0.25;
 
-// Root cause: the problematic non-MPI vertex of the path that costs the
+// Root cause: the problematic computation vertex of the path that costs the
 // most; of equal costs, the one farthest back (the paper's "last
 // problematic vertex", which alone would pass over a large cause to a
 // noise-level one behind it). Null when there is none; COST: its cost.
-const PathStep *CostliestStep(const Psg &psg, const std::vector<PathStep> &path, CauseCosts &costs,
-                              double &cost) {
+const PathStep *CostliestStep(const std::vector<PathStep> &path, CauseCosts &costs, double &cost) {
   const PathStep *cause = nullptr;
   cost = -1;
   for (const PathStep &ps : path) {
-    if (!ps.problematic || psg.vertex(ps.vertex).kind == VertexKind::Mpi)
+    if (!ps.problematic || costs.Communication(ps.vertex))
       continue;
     double c = costs.Cost(ps.vertex, ps.rank);
     if (c >= cost) {
@@ -106,13 +105,13 @@ TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const De
       continue;
     std::vector<PathStep> path = Backtrack(psg, big, v, rank, opts, problematic);
     double cause_cost;
-    const PathStep *cause = CostliestStep(psg, path, costs, cause_cost);
+    const PathStep *cause = CostliestStep(path, costs, cause_cost);
     // An abnormal computation vertex is the cause of its own excess: nothing
     // behind it made it slow, and a costlier vertex behind it on its rank
     // is named from its own start. (Quicksilver: the injected loop, 0.133 s
     // over its median on rank 7, gave way to a loop grown 0.25 s under load
     // that lay behind it.)
-    if (si >= starts.non_scalable && psg.vertex(v).kind != VertexKind::Mpi && !path.empty() &&
+    if (si >= starts.non_scalable && !costs.Communication(v) && !path.empty() &&
         path.front().vertex == v && path.front().problematic) {
       cause = &path.front();
       cause_cost = costs.Cost(v, rank);
@@ -122,11 +121,12 @@ TracedCauses TraceCauses(const Psg &psg, const BacktrackStarts &starts, const De
       size_t ci = AddCause(path, *cause, costs, traced, res);
       AddFirstCrossingWaits(psg, big, path, cause->rank, opts, traced.waits[ci]);
     }
-    // A non-scalable MPI vertex is explained by computation that could have
-    // made it wait: a cause costing a small part of its loss leaves the rest
-    // unexplained (alltoall's fill loop, 0.018 s growing with p, under an
-    // all-to-all that grew by 0.87 s with its bytes), and it is named too.
-    if (si < starts.non_scalable && psg.vertex(v).kind == VertexKind::Mpi &&
+    // A non-scalable communication vertex is explained by computation that
+    // could have made it wait: a cause costing a small part of its loss
+    // leaves the rest unexplained (alltoall's fill loop, 0.018 s growing
+    // with p, under an all-to-all that grew by 0.87 s with its bytes), and
+    // it is named too.
+    if (si < starts.non_scalable && costs.Communication(v) &&
         (!cause || cause_cost < kExplainsShare * costs.Cost(v, rank)))
       traced.unexplained.push_back({v, rank});
     res.paths.push_back(std::move(path));

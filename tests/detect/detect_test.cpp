@@ -1112,6 +1112,76 @@ TEST(DetectRanking, CommunicationLossIsNamedWithWhatGrew) {
   EXPECT_NE(f->explanation.find("do not"), std::string::npos) << f->explanation;
 }
 
+// A communication layer that polls memory other ranks write (bale's
+// conveyors): main's loop computes, then waits in layer_wait's polling loop
+// in mylayer/poll.c, which no wrapper times. The last rank's work grows
+// with p (0.05 s per other rank); the others poll while they wait for it,
+// and every poll scans all p mailboxes (0.02 s per rank).
+struct PollingLayerProgram {
+  FnBuilder main{"main"}, layer{"layer_wait", 90};
+  uint32_t work, call, spin;
+  Psg psg;
+  PollingLayerProgram() {
+    uint32_t outer = main.Add(0, VertexKind::Loop, 10);
+    work = main.Add(outer, VertexKind::Loop, 11);
+    call = main.Add(outer, VertexKind::Call, 14, "layer_wait");
+    spin = layer.Add(0, VertexKind::Loop, 100);
+    for (LocalVertex &v : layer.fn.vertices)
+      v.loc.file = "../src/mylayer/poll.c";
+    layer.fn.loc.file = "../src/mylayer/poll.c";
+    psg = Psg::Build({main.fn, layer.fn});
+  }
+  VertexId Work() { return psg.Resolve({main.Id(work)}); }
+  VertexId Spin() { return psg.Resolve({main.Id(call), layer.Id(spin)}); }
+  std::vector<scalana::Run> Runs() {
+    std::vector<scalana::Run> runs;
+    for (int p : {2, 4, 8}) {
+      ProfileBuilder b(p);
+      b.p.contexts.push_back({main.Id(call), layer.Id(spin)});
+      const uint32_t in_spin = uint32_t(b.p.contexts.size() - 1);
+      for (int r = 0; r < p; ++r) {
+        const bool last = r == p - 1;
+        b.Cpu(r, main.Id(work), last ? 1.0 + 0.05 * (p - 1) : 1.0);
+        double spin_s = 0.02 * p + (last ? 0 : 0.05 * (p - 1));
+        b.p.ranks[r].vertices.push_back({in_spin, uint64_t(spin_s * 100), spin_s, {}});
+      }
+      runs.push_back(BuildRun(psg, b.p, "np" + std::to_string(p)));
+    }
+    return runs;
+  }
+};
+
+TEST(DetectRanking, ADeclaredCommunicationLayersPollingIsWaitingNotComputation) {
+  PollingLayerProgram prog;
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  // Undeclared, the polling loop grows most and is named first.
+  DetectResult plain = Detect(prog.psg, prog.Runs(), o);
+  ASSERT_FALSE(plain.root_causes.empty());
+  EXPECT_EQ(plain.root_causes[0].vertex, prog.Spin());
+  EXPECT_FALSE(plain.root_causes[0].communication);
+  // Declared by its path, by its function's name: the last rank's work is
+  // first; the polling is communication, with the pattern that named it.
+  for (const char *pattern : {"mylayer/*", "layer_*"}) {
+    o.comm_layers = {pattern, "no_such_layer"};
+    DetectResult res = Detect(prog.psg, prog.Runs(), o);
+    ASSERT_FALSE(res.root_causes.empty()) << pattern;
+    EXPECT_EQ(res.root_causes[0].vertex, prog.Work()) << pattern;
+    EXPECT_EQ(res.root_causes[0].culprit_rank, 7) << pattern;
+    const RootCause *spin = FindCause(res, prog.Spin());
+    ASSERT_NE(spin, nullptr) << pattern << ": a wait that grows is still reported";
+    EXPECT_TRUE(spin->communication) << pattern;
+    EXPECT_EQ(spin->comm_layer, pattern);
+    ASSERT_EQ(res.comm_layer_vertices.size(), 2u);
+    EXPECT_EQ(res.comm_layer_vertices[0].second, 1u) << "layer_wait's loop (the call is main's)";
+    EXPECT_EQ(res.comm_layer_vertices[1].second, 0u);
+    bool warned = false;
+    for (const std::string &w : res.warnings)
+      warned |= w.find("no_such_layer names no function") != std::string::npos;
+    EXPECT_TRUE(warned) << "a pattern that names nothing is said so";
+  }
+}
+
 TEST(DetectRanking, ACallsOwnSamplesLeadIntoTheCalledCode) {
   // A lambda inlined into a forall: rank 7's extra work shows mostly as
   // samples on the call's line (19 against a median of 3: abnormal), a

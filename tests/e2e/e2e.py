@@ -71,7 +71,11 @@ PROGRAMS = {
     "hybrid_threads": ("tests/e2e/programs/hybrid_threads.c", "scalana-cc", ["inject", "clean"]),
     "hybrid_static": ("tests/e2e/programs/hybrid_static.c", "scalana-cc", ["inject"]),
     "hybrid_serial": ("tests/e2e/programs/hybrid_serial.c", "scalana-cc", ["inject"]),
+    "poll_layer": ("tests/e2e/programs/poll_layer.c", "scalana-cc", ["inject"]),
 }
+# What a program's detect needs beyond the defaults: poll_layer's mailbox
+# layer (functions mbox_*) is its communication, which no wrapper times.
+DETECT_ARGS = {"poll_layer": ["--comm-layer", "mbox_*"]}
 # What a program needs beyond -O2 to build, and in its runs' environment.
 # libomp's idle threads sleep rather than spin: 8 ranks of 2 threads share
 # 2 cores here.
@@ -354,12 +358,28 @@ def check_culprit_thread(ex, top, report_path):
         f"on {top.get('waiting_ranks', 0)} rank(s); if fixed {top['saved_seconds']:.3f} s")
 
 
+def check_comm_layer(doc, report_path):
+    """The declared layer holds vertices, and what of it is reported is
+    communication named by its pattern, never a computation cause."""
+    layers = doc.get("comm_layers", [])
+    if not layers or layers[0].get("pattern") != "mbox_*" or not layers[0].get("vertices"):
+        raise Failure(f"the report's comm_layers do not name mbox_* with its vertices: {layers} "
+                      f"(report in {report_path})")
+    for c in doc.get("root_causes", []):
+        if c.get("function", "").startswith("mbox_") and c.get("kind") != "mpi" and \
+                (not c.get("communication") or c.get("comm_layer") != "mbox_*"):
+            raise Failure(f"{c.get('file')}:{c.get('line')} in {c.get('function')} is in the "
+                          f"declared layer but reported as computation (report in {report_path})")
+    log(f"communication layer mbox_*: {layers[0]['vertices']} vertices")
+
+
 def stage_detect(ex, variant):
     runs = [ex.run_dir(variant, np) for np in ex.scales]
     report_path = os.path.join(ex.work, f"detect-{variant}.json")
     # The examples are weak-scaling experiments; the default `--scaling auto`
     # must find that out from their computation time per rank.
-    doc = json.loads(run([ex.scalana, "detect", "--format", "json"] + runs))
+    doc = json.loads(run([ex.scalana, "detect", "--format", "json"] +
+                         DETECT_ARGS.get(ex.name, []) + runs))
     with open(report_path, "w") as f:
         json.dump(doc, f, indent=1)
     log(doc["options"].get("scaling_reason", ""))
@@ -387,6 +407,8 @@ def stage_detect(ex, variant):
             check_phase_pairing(causes, report_path)
         if ex.name == "hybrid_omp":
             check_parallel_region_path(ex, runs, top, report_path)
+        if ex.name == "poll_layer":
+            check_comm_layer(doc, report_path)
         if ex.name in CULPRIT and got == (ex.source_name, ex.rc_line):
             check_culprit_thread(ex, top, report_path)
         if ex.name == "hybrid_serial" and got == (ex.source_name, ex.rc_line):
@@ -404,7 +426,9 @@ def stage_detect(ex, variant):
         # when 8 ranks share 2 cores).
         comm = [c for c in causes if c.get("communication")]
         for c in comm:
-            if c.get("kind") != "mpi" or "per rank" not in c.get("explanation", ""):
+            said = "per rank" in c.get("explanation", "") or \
+                "communication layer" in c.get("explanation", "")
+            if (c.get("kind") != "mpi" and not c.get("comm_layer")) or not said:
                 raise Failure(f"communication root cause {c.get('file')}:{c.get('line')} "
                               f"does not say what grew (report in {report_path})")
         comm_ns = [v for v in doc.get("non_scalable", []) if v.get("kind") == "mpi"]

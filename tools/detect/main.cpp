@@ -68,6 +68,13 @@ int main(int argc, char **argv) {
                  "seconds of waiting that make a dependence edge worth following")
       ->capture_default_str()
       ->check(cli::Range(0, kMaxSeconds));
+  app.add_option("--comm-layer", opts.comm_layers,
+                 "code the program communicates through (a function, source file or path, or "
+                 "shared object; glob patterns, repeatable), such as a library that polls "
+                 "shared memory: its time is waiting, as an MPI call's, never a computation "
+                 "cause")
+      ->option_text("PATTERN ...")
+      ->allow_extra_args(false);
   app.add_option("--format", format,
                  "report format (dot: the PPG's backtracking paths as Graphviz DOT)")
       ->check(CLI::IsMember({"text", "json", "html", "dot"}))

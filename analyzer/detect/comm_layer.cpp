@@ -1,0 +1,83 @@
+// --comm-layer: code the program communicates through, named by the user.
+// A library that moves data with plain loads and stores on memory another
+// process writes (bale's conveyors over SHMEM symmetric memory, a mailbox in
+// an MPI shared-memory window) waits in its own polling loops, which no
+// wrapper times: the samples there look like computation that grows with
+// the rank count, and they outrank the work the ranks wait for.
+#include "detect/detect_stages.h"
+
+#include <fnmatch.h>
+
+#include <map>
+
+namespace scalana {
+namespace detect_internal {
+
+namespace {
+
+std::string Basename(const std::string &path) {
+  size_t k = path.rfind('/');
+  return k == std::string::npos ? path : path.substr(k + 1);
+}
+
+// PATTERN names the code at FILE in FN: by the function's name (as shown or
+// as linked), by its source file or any trailing part of the file's path
+// ("convey/*" matches ../../convey/putport.c), or by the shared object it
+// was built into ("libconvey.so*").
+bool Matches(const std::string &pattern, const std::string &file, const LocalPsg *fn) {
+  auto match = [&pattern](const std::string &text) {
+    return !text.empty() && fnmatch(pattern.c_str(), text.c_str(), 0) == 0;
+  };
+  if (match(file))
+    return true;
+  for (size_t k = file.find('/'); k != std::string::npos; k = file.find('/', k + 1))
+    if (match(file.substr(k + 1)))
+      return true;
+  return fn && (match(fn->name) || match(fn->linkage) || match(Basename(fn->object)));
+}
+
+} // namespace
+
+CommLayer::CommLayer(const Psg &psg, const std::vector<std::string> &patterns)
+    : patterns_(patterns), counts_(patterns.size(), 0) {
+  if (patterns.empty())
+    return;
+  const std::vector<Vertex> &vertices = psg.vertices();
+  pattern_of_.assign(vertices.size(), -1);
+  // Vertices of one function and file match alike: decide each pair once.
+  std::map<std::pair<int32_t, std::string>, int32_t> decided;
+  for (size_t v = 0; v < vertices.size(); ++v) {
+    const Vertex &x = vertices[v];
+    const LocalPsg *fn = x.function >= 0 && size_t(x.function) < psg.functions().size()
+                             ? &psg.functions()[size_t(x.function)]
+                             : nullptr;
+    const std::string &file = x.loc.file.empty() && fn ? fn->loc.file : x.loc.file;
+    auto [it, fresh] = decided.try_emplace({x.function, file}, -1);
+    if (fresh)
+      for (size_t k = 0; k < patterns.size() && it->second < 0; ++k)
+        if (Matches(patterns[k], file, fn))
+          it->second = int32_t(k);
+    pattern_of_[v] = it->second;
+    if (it->second >= 0)
+      ++counts_[size_t(it->second)];
+  }
+}
+
+bool CommLayer::Contains(VertexId v) const {
+  return v >= 0 && size_t(v) < pattern_of_.size() && pattern_of_[size_t(v)] >= 0;
+}
+
+const std::string &CommLayer::PatternOf(VertexId v) const {
+  static const std::string none;
+  return Contains(v) ? patterns_[size_t(pattern_of_[size_t(v)])] : none;
+}
+
+std::vector<std::pair<std::string, size_t>> CommLayer::Counts() const {
+  std::vector<std::pair<std::string, size_t>> out;
+  for (size_t k = 0; k < patterns_.size(); ++k)
+    out.push_back({patterns_[k], counts_[k]});
+  return out;
+}
+
+} // namespace detect_internal
+} // namespace scalana
