@@ -13,6 +13,7 @@
 #include "runtime.h"
 #include "scalana/elf_section.h"
 #include "scalana/psg_format.h"
+#include "signal_safe/write_whole.h"
 
 #include <dirent.h>
 #include <fcntl.h>
@@ -257,18 +258,10 @@ void WriteAtomically(const std::string &bytes, const std::string &path, bool sna
   int fd = open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
   if (fd < 0)
     throw WriteFailure(tmp + ": " + std::strerror(errno), errno);
-  size_t done = 0;
-  while (done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0) {
-      int err = n < 0 ? errno : ENOSPC; // write returns 0 only when nothing fits
-      close(fd);
-      unlink(tmp.c_str());
-      throw WriteFailure(tmp + ": " + std::strerror(err), err);
-    }
-    done += size_t(n);
+  if (int err = 0; !WriteWhole(fd, bytes.data(), bytes.size(), -1, &err)) {
+    close(fd);
+    unlink(tmp.c_str());
+    throw WriteFailure(tmp + ": " + std::strerror(err), err);
   }
   if (close(fd) != 0) {
     int err = errno;

@@ -16,6 +16,7 @@
 #include "scalana/snapshot_container.h"
 #include "config.h"
 #include "runtime.h"
+#include "signal_safe/write_whole.h"
 
 #include <fcntl.h>
 #include <mpi.h>
@@ -41,21 +42,6 @@ uint32_t g_rank = 0;
 uint64_t g_sequence = 0; // writer thread: the last snapshot's number
 int g_next = 0;          // writer thread: the slot (0 or 1) of the next snapshot
 
-bool PwriteAll(int fd, const char *p, size_t n, uint64_t at, int *err) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = pwrite(fd, p + done, n - done, off_t(at + done));
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0) {
-      *err = w < 0 ? errno : ENOSPC;
-      return false;
-    }
-    done += size_t(w);
-  }
-  return true;
-}
-
 // Payload, then the header that makes it valid: a record whose payload is
 // cut short still has the old header, whose CRC then fails.
 SlotResult WriteRecord(uint64_t at, uint64_t room, uint32_t kind, uint64_t sequence,
@@ -74,8 +60,8 @@ SlotResult WriteRecord(uint64_t at, uint64_t room, uint32_t kind, uint64_t seque
   r.length = gz.size();
   r.payload_crc = Crc(gz.data(), gz.size());
   std::string head = EncodeRecord(r);
-  if (!PwriteAll(fd, gz.data(), gz.size(), at + kRecordHeader, err) ||
-      !PwriteAll(fd, head.data(), head.size(), at, err)) {
+  if (!WriteWhole(fd, gz.data(), gz.size(), int64_t(at + kRecordHeader), err) ||
+      !WriteWhole(fd, head.data(), head.size(), int64_t(at), err)) {
     g_usable.store(false);
     return SlotResult::kFailed;
   }
@@ -130,7 +116,7 @@ void OpenSnapshotContainer() noexcept {
       fd = open(g_path, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
       // Full size at once, as holes: readers then check every slot lies in
       // the file, and a cut file is recognised.
-      ok = fd >= 0 && PwriteAll(fd, head.data(), head.size(), 0, &err) &&
+      ok = fd >= 0 && WriteWhole(fd, head.data(), head.size(), 0, &err) &&
            ftruncate(fd, off_t(FileSize(h))) == 0;
     }
   } catch (...) {

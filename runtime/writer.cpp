@@ -28,6 +28,7 @@
 // the end record, never a hang; the last snapshot (or premade record) stays.
 #include "config.h"
 #include "runtime.h"
+#include "signal_safe/write_whole.h"
 
 #include <fcntl.h>
 #include <limits.h>
@@ -414,16 +415,9 @@ void PublishPremadeEnd(const std::string &bytes, bool in_container) noexcept {
     slot = 1 - slot;
   const char *tmp = g_premade_tmp[slot];
   int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-  size_t done = 0;
-  while (fd >= 0 && done < bytes.size()) {
-    ssize_t n = write(fd, bytes.data() + done, bytes.size() - done);
-    if (n < 0 && errno == EINTR)
-      continue;
-    if (n <= 0)
-      break;
-    done += size_t(n);
-  }
-  if (fd < 0 || close(fd) != 0 || done != bytes.size()) {
+  int err = 0;
+  const bool written = fd >= 0 && WriteWhole(fd, bytes.data(), bytes.size(), -1, &err);
+  if (fd < 0 || close(fd) != 0 || !written) {
     unlink(tmp);
     CountError("premade_end_write");
     return;
