@@ -20,6 +20,22 @@ std::string Basename(const std::string &path) {
   return k == std::string::npos ? path : path.substr(k + 1);
 }
 
+std::string Dirname(const std::string &path) {
+  size_t k = path.rfind('/');
+  return k == std::string::npos ? std::string() : path.substr(0, k);
+}
+
+const LocalPsg *FunctionRecord(const Psg &psg, const Vertex &x) {
+  return x.function >= 0 && size_t(x.function) < psg.functions().size()
+             ? &psg.functions()[size_t(x.function)]
+             : nullptr;
+}
+
+const std::string &FileOfVertex(const Psg &psg, const Vertex &x) {
+  const LocalPsg *fn = FunctionRecord(psg, x);
+  return x.loc.file.empty() && fn ? fn->loc.file : x.loc.file;
+}
+
 // PATTERN names the code at FILE in FN: by the function's name (as shown or
 // as linked), by its source file or any trailing part of the file's path
 // ("convey/*" matches ../../convey/putport.c), or by the shared object it
@@ -48,10 +64,8 @@ CommLayer::CommLayer(const Psg &psg, const std::vector<std::string> &patterns)
   std::map<std::pair<int32_t, std::string>, int32_t> decided;
   for (size_t v = 0; v < vertices.size(); ++v) {
     const Vertex &x = vertices[v];
-    const LocalPsg *fn = x.function >= 0 && size_t(x.function) < psg.functions().size()
-                             ? &psg.functions()[size_t(x.function)]
-                             : nullptr;
-    const std::string &file = x.loc.file.empty() && fn ? fn->loc.file : x.loc.file;
+    const LocalPsg *fn = FunctionRecord(psg, x);
+    const std::string &file = FileOfVertex(psg, x);
     auto [it, fresh] = decided.try_emplace({x.function, file}, -1);
     if (fresh)
       for (size_t k = 0; k < patterns.size() && it->second < 0; ++k)
@@ -80,4 +94,42 @@ std::vector<std::pair<std::string, size_t>> CommLayer::Counts() const {
 }
 
 } // namespace detect_internal
+
+std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes) {
+  using namespace detect_internal;
+  const RootCause *first = nullptr;
+  for (const RootCause &rc : causes)
+    if (!rc.communication) {
+      first = &rc;
+      break;
+    }
+  // Polling grows on every rank that waits; an imbalance is abnormal on one.
+  if (!first || !first->non_scalable || first->abnormal)
+    return {};
+  const Vertex &x = psg.vertex(first->vertex);
+  const std::string file = FileOfVertex(psg, x);
+  bool communicates = false;
+  for (const Vertex &y : psg.vertices())
+    if (y.kind == VertexKind::Mpi && FileOfVertex(psg, y) == file) {
+      communicates = true;
+      break;
+    }
+  if (file.empty() || !communicates)
+    return {};
+  // A directory of its own (a library's sources) names the layer; beside
+  // main's file, only the function does.
+  const std::string dir = Dirname(file),
+                    main_dir = Dirname(FileOfVertex(psg, psg.vertex(psg.root())));
+  const LocalPsg *fn = FunctionRecord(psg, x);
+  std::string pattern = !dir.empty() && dir != main_dir ? Basename(dir) + "/*" : fn ? fn->name : "";
+  if (pattern.empty())
+    return {};
+  return "the first computation cause (" + file + ":" + std::to_string(x.loc.line) +
+         (fn ? ", " + fn->name : std::string()) +
+         ") grows with the rank count on every rank rather than on one, in a file that makes "
+         "MPI or SHMEM calls too. If it is code the program communicates through, waiting by "
+         "polling memory other ranks write (a conveyor, a mailbox), name it with --comm-layer '" +
+         pattern + "': its time then counts as waiting, and what the ranks waited for is named";
+}
+
 } // namespace scalana

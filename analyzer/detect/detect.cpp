@@ -152,6 +152,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // --- The order of the causes (rank_causes.cpp), and whether the data can
   // tell (inconclusive.cpp).
   RankCauses(opts, res);
+  if (std::string hint = CommLayerHint(psg, res.root_causes); !hint.empty())
+    res.hints.push_back(std::move(hint));
   res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   if (opts.predict > 0)

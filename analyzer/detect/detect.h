@@ -207,6 +207,8 @@ struct DetectResult {
   std::string inconclusive;
   std::vector<std::vector<PathStep>> paths; // every backtracking path
   std::vector<std::string> warnings;
+  // Suggestions for a better analysis (a --comm-layer to declare).
+  std::vector<std::string> hints;
   // Per --comm-layer pattern, how many PSG vertices it made communication.
   std::vector<std::pair<std::string, size_t>> comm_layer_vertices;
   std::vector<HotSpot> hot_spots; // of the largest run, most operations drawn first

@@ -165,6 +165,12 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
                             const detect_internal::CommLayer &layer, TracedCauses &traced,
                             DetectResult &res);
 
+// When no --comm-layer covers it and the first computation cause of CAUSES
+// looks like a polling layer (non-scalable, not abnormal on one rank, in a
+// file that makes MPI or SHMEM calls), a hint naming the pattern that would
+// declare it; "" otherwise. comm_layer.cpp.
+std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes);
+
 // Cost, score, waits caused and evidence of each of RES.root_causes in the
 // largest run. score_causes.cpp.
 void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,

@@ -174,6 +174,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
         << " vertices; their time counts as waiting)\n";
   for (const std::string &w : r.warnings)
     out << "warning: " << Safe(w) << "\n";
+  for (const std::string &h : r.hints)
+    out << "hint: " << Safe(h) << "\n";
 
   out << "\n== Root causes (backtracking on " << Safe(big.label) << ", "
       << RankCount(big.world_size) << ") ==\n";
@@ -382,6 +384,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
   for (const auto &[pattern, n] : r.comm_layer_vertices)
     layers.push_back({{"pattern", pattern}, {"vertices", n}});
   doc["comm_layers"] = layers;
+  doc["hints"] = r.hints;
   json causes = json::array();
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);

@@ -1126,6 +1126,7 @@ struct PollingLayerProgram {
     work = main.Add(outer, VertexKind::Loop, 11);
     call = main.Add(outer, VertexKind::Call, 14, "layer_wait");
     spin = layer.Add(0, VertexKind::Loop, 100);
+    layer.Add(0, VertexKind::Mpi, 105, "MPI_Win_sync", MpiClass::Other);
     for (LocalVertex &v : layer.fn.vertices)
       v.loc.file = "../src/mylayer/poll.c";
     layer.fn.loc.file = "../src/mylayer/poll.c";
@@ -1160,6 +1161,10 @@ TEST(DetectRanking, ADeclaredCommunicationLayersPollingIsWaitingNotComputation) 
   ASSERT_FALSE(plain.root_causes.empty());
   EXPECT_EQ(plain.root_causes[0].vertex, prog.Spin());
   EXPECT_FALSE(plain.root_causes[0].communication);
+  // It grows on every rank, in a file that makes MPI calls: the report says
+  // how to declare it, by its directory.
+  ASSERT_EQ(plain.hints.size(), 1u);
+  EXPECT_NE(plain.hints[0].find("--comm-layer 'mylayer/*'"), std::string::npos) << plain.hints[0];
   // Declared by its path, by its function's name: the last rank's work is
   // first; the polling is communication, with the pattern that named it.
   for (const char *pattern : {"mylayer/*", "layer_*"}) {
@@ -1173,12 +1178,13 @@ TEST(DetectRanking, ADeclaredCommunicationLayersPollingIsWaitingNotComputation) 
     EXPECT_TRUE(spin->communication) << pattern;
     EXPECT_EQ(spin->comm_layer, pattern);
     ASSERT_EQ(res.comm_layer_vertices.size(), 2u);
-    EXPECT_EQ(res.comm_layer_vertices[0].second, 1u) << "layer_wait's loop (the call is main's)";
+    EXPECT_EQ(res.comm_layer_vertices[0].second, 2u) << "layer_wait's loop and MPI call";
     EXPECT_EQ(res.comm_layer_vertices[1].second, 0u);
     bool warned = false;
     for (const std::string &w : res.warnings)
       warned |= w.find("no_such_layer names no function") != std::string::npos;
     EXPECT_TRUE(warned) << "a pattern that names nothing is said so";
+    EXPECT_TRUE(res.hints.empty()) << pattern << ": " << res.hints[0];
   }
 }
 
