@@ -12,19 +12,15 @@
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
+
+#include "options.h"
 
 static volatile double sink;
 
 int main(int argc, char **argv) {
-  int inject = 0;
+  int inject;
   long iters = 40;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--inject"))
-      inject = 1;
-    else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
-      iters = atol(argv[++i]);
-  }
+  ParseOptions(argc, argv, &inject, &iters);
   MPI_Init(&argc, &argv);
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

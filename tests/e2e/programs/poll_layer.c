@@ -13,8 +13,9 @@
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
+
+#include "options.h"
 
 /* --- The layer: mbox_of[r] is rank r's mailbox, one slot per sender, and
  * block_of[r] the block r sends (kBlock doubles). */
@@ -83,14 +84,9 @@ static double Relax(double *x, int n, int sweeps) {
 }
 
 int main(int argc, char **argv) {
+  int inject;
   long iters = 4000;
-  int inject = 0;
-  for (int i = 1; i < argc; ++i) {
-    if (!strcmp(argv[i], "--inject"))
-      inject = 1;
-    else if (!strcmp(argv[i], "--iters") && i + 1 < argc)
-      iters = atol(argv[++i]);
-  }
+  ParseOptions(argc, argv, &inject, &iters);
   MPI_Init(&argc, &argv);
   int rank, size, node_size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
