@@ -68,6 +68,10 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
     out << "; <a class=warn href=#runs>" << r.warnings.size() << " warning"
         << (r.warnings.size() == 1 ? "" : "s") << "</a>";
   out << "</p>\n";
+  // A hint may change the answer (a communication layer to declare): above
+  // the causes it would change.
+  for (const std::string &h : r.hints)
+    out << "<p class=warn>hint: " << HtmlEscape(h) << "</p>\n";
 
   // Sources: one pane per vertex on a drawn path, the PPG's nodes link here.
   std::vector<VertexId> src_vertices;

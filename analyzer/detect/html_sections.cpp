@@ -67,6 +67,9 @@ void WriteRunsSection(const ReportInput &in, std::ostream &out) {
       << ", expected slope " << Fmt("%.2f", r.expected_slope) << "</p>\n";
   if (!r.scaling_reason.empty())
     out << "<p>" << HtmlEscape(r.scaling_reason) << "</p>\n";
+  for (const auto &[pattern, n] : r.comm_layer_vertices)
+    out << "<p>communication layer: <code>" << HtmlEscape(pattern) << "</code> (" << n
+        << " vertices; their time counts as waiting)</p>\n";
   for (const std::string &w : r.warnings)
     out << "<p class=warn>warning: " << HtmlEscape(w) << "</p>\n";
 }
