@@ -1,7 +1,7 @@
 // Writing a whole buffer to a file descriptor: the one loop every output
 // path of the runtime uses (rank files, premade end records, snapshot
-// containers). Async-signal-safe: write and pwrite only, no allocation; the
-// termination handlers write premade records with it.
+// containers). Async-signal-safe (write and pwrite only, no allocation), so
+// that code run from a termination handler may use it too.
 #pragma once
 
 #include <cerrno>
