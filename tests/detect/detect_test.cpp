@@ -1130,6 +1130,7 @@ struct PollingLayerProgram {
     for (LocalVertex &v : layer.fn.vertices)
       v.loc.file = "../src/mylayer/poll.c";
     layer.fn.loc.file = "../src/mylayer/poll.c";
+    layer.fn.object = "/opt/app/lib/libmylayer.so.1";
     psg = Psg::Build({main.fn, layer.fn});
   }
   VertexId Work() { return psg.Resolve({main.Id(work)}); }
@@ -1165,9 +1166,10 @@ TEST(DetectRanking, ADeclaredCommunicationLayersPollingIsWaitingNotComputation) 
   // how to declare it, by its directory.
   ASSERT_EQ(plain.hints.size(), 1u);
   EXPECT_NE(plain.hints[0].find("--comm-layer 'mylayer/*'"), std::string::npos) << plain.hints[0];
-  // Declared by its path, by its function's name: the last rank's work is
-  // first; the polling is communication, with the pattern that named it.
-  for (const char *pattern : {"mylayer/*", "layer_*"}) {
+  // Declared by its path, by its function's name, by its shared object: the
+  // last rank's work is first; the polling is communication, with the
+  // pattern that named it.
+  for (const char *pattern : {"mylayer/*", "layer_*", "libmylayer.so*"}) {
     o.comm_layers = {pattern, "no_such_layer"};
     DetectResult res = Detect(prog.psg, prog.Runs(), o);
     ASSERT_FALSE(res.root_causes.empty()) << pattern;
