@@ -5,35 +5,26 @@
 // wrapper times: the samples there look like computation that grows with
 // the rank count, and they outrank the work the ranks wait for.
 #include "detect/detect_stages.h"
+#include "detect/report_common.h"
 
 #include <fnmatch.h>
 
 #include <map>
 
 namespace scalana {
+using report_common::BaseName;
+using report_common::FileOf;
 namespace detect_internal {
 
 namespace {
-
-std::string Basename(const std::string &path) {
-  size_t k = path.rfind('/');
-  return k == std::string::npos ? path : path.substr(k + 1);
-}
 
 std::string Dirname(const std::string &path) {
   size_t k = path.rfind('/');
   return k == std::string::npos ? std::string() : path.substr(0, k);
 }
 
-const LocalPsg *FunctionRecord(const Psg &psg, const Vertex &x) {
-  return x.function >= 0 && size_t(x.function) < psg.functions().size()
-             ? &psg.functions()[size_t(x.function)]
-             : nullptr;
-}
-
-const std::string &FileOfVertex(const Psg &psg, const Vertex &x) {
-  const LocalPsg *fn = FunctionRecord(psg, x);
-  return x.loc.file.empty() && fn ? fn->loc.file : x.loc.file;
+const LocalPsg *FunctionRecord(const Psg &psg, VertexId v) {
+  return psg.vertex(v).function >= 0 ? &psg.FunctionOf(v) : nullptr;
 }
 
 // PATTERN names the code at FILE in FN: by the function's name (as shown or
@@ -49,7 +40,7 @@ bool Matches(const std::string &pattern, const std::string &file, const LocalPsg
   for (size_t k = file.find('/'); k != std::string::npos; k = file.find('/', k + 1))
     if (match(file.substr(k + 1)))
       return true;
-  return fn && (match(fn->name) || match(fn->linkage) || match(Basename(fn->object)));
+  return fn && (match(fn->name) || match(fn->linkage) || match(BaseName(fn->object)));
 }
 
 } // namespace
@@ -63,10 +54,9 @@ CommLayer::CommLayer(const Psg &psg, const std::vector<std::string> &patterns)
   // Vertices of one function and file match alike: decide each pair once.
   std::map<std::pair<int32_t, std::string>, int32_t> decided;
   for (size_t v = 0; v < vertices.size(); ++v) {
-    const Vertex &x = vertices[v];
-    const LocalPsg *fn = FunctionRecord(psg, x);
-    const std::string &file = FileOfVertex(psg, x);
-    auto [it, fresh] = decided.try_emplace({x.function, file}, -1);
+    const LocalPsg *fn = FunctionRecord(psg, VertexId(v));
+    const std::string file = FileOf(psg, VertexId(v));
+    auto [it, fresh] = decided.try_emplace({vertices[v].function, file}, -1);
     if (fresh)
       for (size_t k = 0; k < patterns.size() && it->second < 0; ++k)
         if (Matches(patterns[k], file, fn))
@@ -107,21 +97,17 @@ std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes) 
   if (!first || !first->non_scalable || first->abnormal)
     return {};
   const Vertex &x = psg.vertex(first->vertex);
-  const std::string file = FileOfVertex(psg, x);
+  const std::string file = FileOf(psg, first->vertex);
   bool communicates = false;
-  for (const Vertex &y : psg.vertices())
-    if (y.kind == VertexKind::Mpi && FileOfVertex(psg, y) == file) {
-      communicates = true;
-      break;
-    }
+  for (size_t v = 0; v < psg.vertices().size() && !communicates; ++v)
+    communicates = psg.vertices()[v].kind == VertexKind::Mpi && FileOf(psg, VertexId(v)) == file;
   if (file.empty() || !communicates)
     return {};
   // A directory of its own (a library's sources) names the layer; beside
   // main's file, only the function does.
-  const std::string dir = Dirname(file),
-                    main_dir = Dirname(FileOfVertex(psg, psg.vertex(psg.root())));
-  const LocalPsg *fn = FunctionRecord(psg, x);
-  std::string pattern = !dir.empty() && dir != main_dir ? Basename(dir) + "/*" : fn ? fn->name : "";
+  const std::string dir = Dirname(file), main_dir = Dirname(FileOf(psg, psg.root()));
+  const LocalPsg *fn = FunctionRecord(psg, first->vertex);
+  std::string pattern = !dir.empty() && dir != main_dir ? BaseName(dir) + "/*" : fn ? fn->name : "";
   if (pattern.empty())
     return {};
   return "the first computation cause (" + file + ":" + std::to_string(x.loc.line) +
