@@ -88,10 +88,11 @@ bool FitHypothesis(const std::vector<std::pair<double, double>> &points,
 
 namespace {
 
-// The denominator is floored at FLOOR (1% of the largest value): a vertex
-// absent at one rank (0 s there, as log2(1) = 0 makes a p log p loop) would
-// otherwise cost every hypothesis the maximum error 2 in that fold, however
-// close its prediction, and leave the choice to the other folds alone.
+// The denominator is floored at FLOOR (a tenth of the largest value): a
+// vertex absent at one rank (0 s there, as log2(1) = 0 makes a p log p loop)
+// would otherwise score every hypothesis the maximum in that fold, and a
+// floor of 1% still let that fold decide for a wrong form that passed
+// through 0 there by chance (docs/detect.md, "Scaling models", step 3).
 double Smape(double pred, double y, double floor) {
   double d = std::max(std::fabs(pred) + std::fabs(y), floor);
   return d > 0 ? 2 * std::fabs(pred - y) / d : 0;
@@ -132,7 +133,7 @@ Candidate Evaluate(const std::vector<std::pair<double, double>> &pts,
     double pred = c0;
     for (size_t t = 0; t < terms.size(); ++t)
       pred += co[t] * terms[t].Eval(pts[i].first);
-    sum += Smape(pred, pts[i].second, 0.01 * top);
+    sum += Smape(pred, pts[i].second, 0.1 * top);
   }
   c.smape = sum / double(pts.size());
   c.ok = true;

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <random>
+#include <string>
 
 namespace scalana {
 namespace {
@@ -116,6 +117,36 @@ TEST(DetectModels, ATermOfNoWeightIsNotBought) {
   ASSERT_TRUE(m.ok);
   ASSERT_EQ(m.terms.size(), 1u) << ModelText(m);
   EXPECT_EQ(LeadingText(m), "log2(p)");
+}
+
+TEST(DetectModels, AVertexWithNoWorkAtOneRankKeepsItsForm) {
+  // Weak scaling of loops whose trip count has a log2(p) factor: no work at
+  // one rank, so that scale is 0 s in every repetition. Leaving it out, a
+  // fit of the wrong form can pass through 0 there by chance; the right
+  // form predicts the other five scales several times better and must win.
+  struct Case {
+    ModelTerm term;
+    int min_right; // of 20 series
+  } cases[] = {{{1, 1, 1}, 19}, {{0, 1, 2}, 19}, {{0, 1, 1}, 19}};
+  for (const Case &k : cases) {
+    int right = 0;
+    std::string misses;
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+      std::mt19937 rng(seed);
+      std::normal_distribution<double> noise(0, 0.005);
+      std::vector<std::pair<double, double>> pts;
+      for (int p = 1; p <= 6; ++p)
+        for (int rep = 0; rep < 3; ++rep)
+          pts.push_back({double(p), 0.165 * k.term.Eval(p) * (1 + noise(rng))});
+      ScalingModel m = FitScalingModel(pts);
+      ASSERT_TRUE(m.ok);
+      if (m.Leading() == k.term)
+        ++right;
+      else
+        misses += " [seed " + std::to_string(seed) + ": " + ModelText(m) + "]";
+    }
+    EXPECT_GE(right, k.min_right) << "want " << TermText(k.term) << "; got" << misses;
+  }
 }
 
 } // namespace
