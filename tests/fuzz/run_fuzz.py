@@ -12,7 +12,10 @@ WORK as crash-*, leak-*, timeout-* or oom-*.
 
 --runs stops after N inputs instead of at the time limit (the longer runs for
 the record: --runs 1000000 --seconds 0); --time-corpus then times every unit
-of the final corpus once and names the slowest.
+of the final corpus once and names the slowest. --fork N runs libFuzzer's
+fork mode, N worker processes fuzzing one shared corpus, --runs counting
+the inputs of all of them; every crash, timeout and out-of-memory stops it,
+as in the single process.
 """
 import argparse
 import os
@@ -38,6 +41,8 @@ def main():
                     help="bound allocations in ASan, not in libFuzzer's malloc hook: for "
                          "targets whose code forks a child, where the inherited hook would "
                          "report the child's refused allocation as the fuzzer's out-of-memory")
+    ap.add_argument("--fork", type=int, default=0,
+                    help="worker processes (libFuzzer's -fork); 0: one process")
     args = ap.parse_args()
 
     shutil.rmtree(args.work, ignore_errors=True)
@@ -59,6 +64,10 @@ def main():
         cmd.append(f"-max_total_time={args.seconds}")
     if args.runs >= 0:
         cmd.append(f"-runs={args.runs}")
+    if args.fork > 0:
+        # Fork mode ignores timeouts and out-of-memory by default: not here.
+        cmd += [f"-fork={args.fork}", "-ignore_crashes=0", "-ignore_timeouts=0",
+                "-ignore_ooms=0"]
     cmd += [corpus, args.seeds]
     print("$ " + " ".join(cmd), flush=True)
     start = time.time()
@@ -75,6 +84,16 @@ def main():
 
     units, rss = stat("number_of_executed_units"), stat("peak_rss_mb")
     slowest = stat("slowest_unit_time_sec")  # whole seconds
+    if args.fork > 0:
+        # The workers' final statistics stay in their own logs; the parent
+        # counts the inputs of all of them in its status lines.
+        counts = [int(n) for n in re.findall(r"^#(\d+): cov:", log, re.M)]
+        done = re.search(r"fuzzed for (\d+) iterations", log)
+        units = int(done.group(1)) if done else (max(counts) if counts else None)
+        failures = re.findall(r"oom/timeout/crash: (\d+)/(\d+)/(\d+)", log)
+        if failures and any(int(x) for x in failures[-1]):
+            print("fuzz: oom/timeout/crash " + "/".join(failures[-1]))
+            units = None
     artifacts = [f for f in os.listdir(args.work)
                  if re.match(r"(crash|leak|timeout|oom|slow-unit)-", f)]
     print(f"fuzz: {os.path.basename(args.fuzzer)}: {units} inputs in {elapsed:.0f} s, "
