@@ -30,6 +30,7 @@ import json
 import math
 import contextlib
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -108,6 +109,8 @@ def main():
     ap.add_argument("--reuse", default="", help="the runs of an earlier invocation: model only")
     ap.add_argument("--no-share-cores", action="store_true",
                     help="no spinning process beside the ranks (see above)")
+    ap.add_argument("--prof-args", default="",
+                    help="more options for scalana prof, e.g. '--sampler perf --hz 1000'")
     args = ap.parse_args()
     work = args.reuse or tempfile.mkdtemp(prefix="scalana-bench-models-")
     exe = os.path.join(work, "models")
@@ -127,7 +130,8 @@ def main():
                     continue
                 subprocess.run(["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(p),
                                 os.path.join(args.bin, "scalana"), "prof", "-f", "-o", d,
-                                "--experiment", "weak", "--", exe, str(args.unit)],
+                                "--experiment", "weak"] + shlex.split(args.prof_args) +
+                               ["--", exe, str(args.unit)],
                                check=True, env=env(), stdout=subprocess.DEVNULL)
     fit = [d for p in SCALES for d in runs[p]]
     det = subprocess.run([os.path.join(args.bin, "scalana"), "detect", "--predict",
@@ -155,6 +159,7 @@ def main():
         return None
 
     rows, growing, exp_ok, agree, compared, errors = [], 0, 0, 0, 0, []
+    agree_fit, compared_fit = 0, 0  # vertices whose data determine a model
     for (func, name), v in sorted(pred.items(), key=lambda kv: -kv[1]["predicted"]):
         truth = TRUTH.get(func)
         if "Alltoall" in name:
@@ -173,8 +178,12 @@ def main():
             growing += 1
             exp_ok += (lead[0], lead[1]) == (truth[1], truth[2])
         if e is not None:
+            same = abs(e[1] - lead[0]) < 1e-9 and abs(e[2] - lead[1]) < 1e-9
             compared += 1
-            agree += abs(e[1] - lead[0]) < 1e-9 and abs(e[2] - lead[1]) < 1e-9
+            agree += same
+            if m.get("confidence", "low") != "low":
+                compared_fit += 1
+                agree_fit += same
         rows.append((func + " " + name, truth[0], ours, e[0] if e else "-", err))
     for r in rows:
         print("%-34s true %-12s ScalAna %-40s Extra-P %-40s error at %d: %.1f%%"
@@ -184,8 +193,10 @@ def main():
         print("prediction error at %d ranks (CPU vertices): median %.1f%%, max %.1f%%"
               % (HELD_OUT, 100 * sorted(errors)[len(errors) // 2], 100 * max(errors)))
     print("leading term agrees with Extra-P's: %d of %d vertices" % (agree, compared))
-    print("%d run(s) per scale, %d spinning process(es) beside the ranks; runs in %s"
-          % (args.reps, share, work))
+    print("  of those whose model is not of low confidence (CV SMAPE under 25%%, 4+ scales): "
+          "%d of %d" % (agree_fit, compared_fit))
+    print("%d run(s) per scale, %d spinning process(es) beside the ranks%s; runs in %s"
+          % (args.reps, share, ", scalana prof " + args.prof_args if args.prof_args else "", work))
 
 
 if __name__ == "__main__":
