@@ -13,6 +13,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <map>
 #include <mutex>
 #include <set>
 #include <string>
@@ -54,17 +55,23 @@ struct Registry {
   std::vector<ModuleInfo> modules;   // slot K+1 of the handler's table; paths are real paths
   std::vector<ModuleText> published; // slot K as last published (0: the executable)
   std::set<std::string> without_psg; // files read once and found to have no PSG
+  // The real path of each name the loader reported. Open MPI dlopens about
+  // a hundred components in MPI_Init, each dlopen rescans every loaded
+  // object, and realpath() costs a readlink per path component: 36,000
+  // readlinks per rank before this cache (Quicksilver, one rank).
+  std::map<std::string, std::string> real_paths;
 };
 Registry &Modules() {
   static Registry *r = new Registry; // leaked on purpose: dlclose in exit handlers
   return *r;
 }
 
-std::string RealPath(const std::string &path) {
+const std::string &RealPath(Registry &r, const std::string &path) {
+  auto it = r.real_paths.find(path);
+  if (it != r.real_paths.end())
+    return it->second;
   char buf[4096];
-  if (!realpath(path.c_str(), buf))
-    return path;
-  return buf;
+  return r.real_paths.emplace(path, realpath(path.c_str(), buf) ? buf : path).first->second;
 }
 
 // The module record of a shared object with a PSG; false when PATH has none
@@ -111,7 +118,7 @@ void ScanModules() noexcept {
       }
       if (o.path.empty() || !o.text.hi) // the vDSO, or no code
         continue;
-      std::string path = RealPath(o.path);
+      const std::string &path = RealPath(r, o.path);
       if (r.without_psg.count(path))
         continue;
       size_t k = 0;
