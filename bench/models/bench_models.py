@@ -24,6 +24,7 @@ On a cluster each rank has a core of its own at every scale; here every
 rank shares one at every scale.
 
 usage: bench_models.py --bin BUILD/bin [--venv VENV] [--unit N] [--reps N] [--no-share-cores]
+                       [--prof-args ARGS] [--reuse DIR]
 """
 import argparse
 import json
