@@ -9,10 +9,11 @@ maximum over ranks: the same values). Prints per vertex the true form,
 ScalAna's model, Extra-P's, and the error of ScalAna's prediction at 8
 against the measured run; then the three totals the targets name.
 
-Each scale is run --reps times (default 3): `scalana detect` averages the
+Each scale is run --reps times (default 5): `scalana detect` averages the
 merged values of runs at one rank count, and Extra-P takes them as the
 repetitions of one point. On 2 shared cores one run per scale leaves too
-much noise to tell log2(p) from p^(1/4) over 1..6 ranks.
+much noise to tell log2(p) from p^(1/4) over 1..6 ranks, and three left
+p^(1/2) within reach of p^(1/3) and p^(1/4) log2(p) (docs/detect.md).
 
 Every scale shares the cores alike: one spinning process per core runs
 beside the ranks (--no-share-cores: none). Without them the runs at 1 and
@@ -106,7 +107,7 @@ def main():
     ap.add_argument("--bin", required=True)
     ap.add_argument("--venv", default="")
     ap.add_argument("--unit", type=int, default=100000000)
-    ap.add_argument("--reps", type=int, default=3, help="runs per scale (repetitions)")
+    ap.add_argument("--reps", type=int, default=5, help="runs per scale (repetitions)")
     ap.add_argument("--reuse", default="", help="the runs of an earlier invocation: model only")
     ap.add_argument("--no-share-cores", action="store_true",
                     help="no spinning process beside the ranks (see above)")
