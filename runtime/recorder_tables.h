@@ -4,6 +4,7 @@
 // the types are the recorder's own.
 #pragma once
 
+#include "scalana/context_hash.h"
 #include "scalana/profile.h"
 
 #include <mpi.h>
@@ -15,15 +16,6 @@
 #include <vector>
 
 namespace scalana::rt::recorder_tables {
-
-struct ContextHash {
-  size_t operator()(const Context &c) const {
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (uint64_t id : c)
-      h = (h ^ id) * 0x100000001b3ull;
-    return size_t(h);
-  }
-};
 
 inline uint64_t Mix(uint64_t h) {
   h ^= h >> 33;

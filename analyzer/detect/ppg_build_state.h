@@ -6,6 +6,7 @@
 #include "detect/ppg_build.h"
 #include "detect/ppg_threads.h"
 #include "detect/shard_link.h"
+#include "scalana/context_hash.h"
 #include "scalana/sampling_checks.h"
 
 #include <algorithm>
@@ -30,15 +31,6 @@ inline int InitiatorRank(const Psg &psg, VertexId v) {
     return 2;
   return 1;
 }
-
-struct ContextHash {
-  size_t operator()(const Context &c) const {
-    uint64_t h = 1469598103934665603ull;
-    for (uint64_t f : c)
-      h = (h ^ f) * 1099511628211ull;
-    return size_t(h);
-  }
-};
 
 struct Resolved {
   VertexId vertex = kNoVertex;
