@@ -621,8 +621,12 @@ def case_openmp_waits(args):
                 for caller in ("call_a", "call_b"):
                     if through(res[row[0]], caller):
                         waits[(row[1], caller)] = waits.get((row[1], caller), 0) + row[4]
-        work0 = sum(row[3] for row in r["thread_vertices"]
-                    if row[1] == 0 and res[row[0]] and loop(res[row[0]]))
+        # Thread 0's share of a context is the rank's row less the others'.
+        work0 = (sum(row[2] for row in r["vertices"] if res[row[0]] and loop(res[row[0]]))
+                 - sum(row[3] for row in r["thread_vertices"]
+                       if res[row[0]] and loop(res[row[0]])))
+        check(not any(row[1] == 0 for row in r["thread_vertices"]),
+              where + "no rows of thread 0 in thread_vertices: the rank's rows hold them")
         for caller in ("call_a", "call_b"):
             w1, w0 = waits.get((worker, caller), 0), waits.get((0, caller), 0)
             check(w1 > 0.15 * work0 and w1 > 3 * w0,
