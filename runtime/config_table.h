@@ -50,4 +50,8 @@
     "every rank's data into RUN_DIR/profile.json.gz instead (the older format)")                   \
   X(Experiment, "SCALANA_EXPERIMENT", "experiment", "", Choice, "unknown", "unknown|strong|weak",  \
     "the kind of scaling experiment this run belongs to, kept in the profile's meta: strong (the " \
-    "problem size fixed) or weak (fixed per rank); scalana detect expects that scaling")
+    "problem size fixed) or weak (fixed per rank); scalana detect expects that scaling")           \
+  X(OmpWorksharing, "SCALANA_OMP_WORKSHARING", "omp-worksharing", "", Bool, "0", "0|1",            \
+    "count each OpenMP worksharing construct (loop, sections, single) per thread: its wall time "  \
+    "and the loop's iterations (omp rows of kind loop and work); off, the OMPT work callback is "  \
+    "not registered, which saves two calls a construct and thread")

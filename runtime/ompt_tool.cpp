@@ -11,14 +11,15 @@
 //    by (region context, the wait's return address, kind): count and wall
 //    time, and the samples taken while waiting go to the wait, not to a
 //    context;
-//  - every worksharing loop by (region context, return address): count,
-//    wall time in it and iterations assigned to the thread.
-// Callbacks run in normal context on hot paths, about ten per region and
+//  - with --omp-worksharing, every worksharing loop by (region context,
+//    return address): count, wall time in it and the loop's iterations.
+// Callbacks run in normal context on hot paths, about six per region and
 // thread: no allocation once a fork site has been seen, a few loads and, at
 // each end of a wait or a construct, one read of a clock that is the TSC
 // where it can be (wall_clock.h). parallel_end is not registered: what it
 // told comes with the master's closing barrier (RegionState).
 #include "call_sites.h"
+#include "config.h"
 #include "runtime.h"
 #include "wall_clock.h"
 
@@ -294,7 +295,11 @@ int Initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
   set(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&OnParallelBegin));
   set(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&OnImplicitTask));
   set(ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&OnSyncRegionWait));
-  set(ompt_callback_work, reinterpret_cast<ompt_callback_t>(&OnWork));
+  // The analyzer reads waits, not worksharing rows: unless asked for, the
+  // work callback stays unregistered, and libomp skips two calls a construct
+  // and thread (docs/runtime.md, "OpenMP").
+  if (config::BoolValue(config::Id::OmpWorksharing))
+    set(ompt_callback_work, reinterpret_cast<ompt_callback_t>(&OnWork));
   g_ompt_active.store(true, std::memory_order_relaxed);
   return 1; // keep the tool
 }

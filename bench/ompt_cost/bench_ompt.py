@@ -3,8 +3,11 @@
 (-O2 -g -fopenmp), run at --np ranks (default 1) of 2 threads
 (OMP_NUM_THREADS=2) in alternating order: plain; under `scalana prof` with libomp told not to
 start a tool (OMP_TOOL=disabled: the sampler and wrappers alone); under
-`scalana prof` with the tool. Prints the median in-program seconds of
-each, the tool's overhead (tool against tool disabled, medians over the
+`scalana prof` with the tool; the same with --omp-worksharing (the work
+callback too); the plain build with empty_tool.c preloaded, an OMPT tool
+whose callbacks (the three the tool registers by default) do nothing:
+libomp's own cost for them, the floor under the tool. Prints the median
+in-program seconds of each, the tool's overhead (tool against tool disabled, medians over the
 pairs of runs next to each other) and the whole profiler's (against plain),
 the regions per second of the plain build, then the profile size per rank
 (profile.scalana) with 2 and 8 threads per rank (5000 regions, threads
@@ -57,19 +60,25 @@ def main():
     mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(args.np)]
     prog = [exe, str(args.regions), str(args.work)]
     prof = [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", os.path.join(work, "run")]
-    times = {"plain": [], "no_tool": [], "tool": []}
+    empty = os.path.join(work, "libempty_tool.so")
+    subprocess.run(["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "empty_tool.c"),
+                    "-o", empty], check=True)
+    times = {"plain": [], "no_tool": [], "tool": [], "tool_ws": [], "empty": []}
     best = {k: [] for k in times}  # µs a region in the fastest batch of 1000
     pairs = []
     for _ in range(args.runs):
         got = {"plain": run_figures(mpirun + prog, env(2)),
                "no_tool": run_figures(mpirun + prof + ["--"] + prog,
                                       env(2, OMP_TOOL="disabled")),
-               "tool": run_figures(mpirun + prof + ["--"] + prog, env(2))}
+               "tool": run_figures(mpirun + prof + ["--"] + prog, env(2)),
+               "tool_ws": run_figures(mpirun + prof + ["--omp-worksharing", "--"] + prog,
+                                      env(2)),
+               "empty": run_figures(mpirun + ["-x", "LD_PRELOAD=" + empty] + prog, env(2))}
         for k, fig in got.items():
             times[k].append(fig["seconds"])
             best[k].append(fig["best_batch_us_per_region"])
         on, off, plain = (got[k]["seconds"] for k in ("tool", "no_tool", "plain"))
-        pairs.append((on / off - 1, on / plain - 1))
+        pairs.append((on / off - 1, on / plain - 1, got["tool_ws"]["seconds"] / off - 1))
     for k, v in times.items():
         print("%-8s median %.3f s over %d runs" % (k, statistics.median(v), len(v)))
     print("regions per second (plain): %.0f" % (args.regions / statistics.median(times["plain"])))
@@ -77,13 +86,20 @@ def main():
           % (100 * statistics.median(p[0] for p in pairs)))
     print("profiler overhead (tool vs plain, median of pairs): %+.1f%%"
           % (100 * statistics.median(p[1] for p in pairs)))
+    print("OMPT tool with --omp-worksharing (vs tool disabled, median of pairs): %+.1f%%"
+          % (100 * statistics.median(p[2] for p in pairs)))
     # The fastest batch of each variant over all runs: the regions' own cost
     # when no other thread took a core (the whole loop's time is mostly that).
     low = {k: min(v) for k, v in best.items()}
-    print("fastest 1000-region batch, us a region: plain %.3f, tool disabled %.3f, tool %.3f"
-          % (low["plain"], low["no_tool"], low["tool"]))
-    print("OMPT tool cost in the fastest batches: %+.3f us a region (%+.1f%%)"
-          % (low["tool"] - low["no_tool"], 100 * (low["tool"] / low["no_tool"] - 1)))
+    print("fastest 1000-region batch, us a region: plain %.3f, tool disabled %.3f, tool %.3f, "
+          "tool with --omp-worksharing %.3f, plain with an empty tool %.3f"
+          % (low["plain"], low["no_tool"], low["tool"], low["tool_ws"], low["empty"]))
+    print("libomp's floor (plain with an empty tool of the same callbacks, against plain): "
+          "%+.3f us a region (%+.1f%%)"
+          % (low["empty"] - low["plain"], 100 * (low["empty"] / low["plain"] - 1)))
+    for k, name in (("tool", "OMPT tool"), ("tool_ws", "OMPT tool with --omp-worksharing")):
+        print("%s cost in the fastest batches: %+.3f us a region (%+.1f%%)"
+              % (name, low[k] - low["no_tool"], 100 * (low[k] / low["no_tool"] - 1)))
     for threads in (2, 8):
         out = os.path.join(work, "size%d" % threads)
         run_figures(mpirun + [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", out, "--"] +

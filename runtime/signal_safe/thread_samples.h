@@ -45,7 +45,8 @@ struct SampleSlot {
 // callbacks own count and wall_ns; the sampling handler, on the same
 // thread, only samples and cpu_ns of the wait the thread is in.
 // A worksharing loop's slot (kind kOmpWorkKind | ompt_work_t) holds the
-// thread's loops there, its wall time in them and the iterations it got.
+// thread's loops there, its wall time in them and their iterations (each
+// loop's whole count, as libomp reports it to every thread).
 inline constexpr uint32_t kOmpWaitSlots = 512; // power of two: masked probing
 inline constexpr uint32_t kOmpWorkKind = 0x100;
 struct OmpWaitSlot {

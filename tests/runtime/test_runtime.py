@@ -658,6 +658,33 @@ def case_openmp_region_end(args):
               % (seconds, count, 1e3 * count * serial_s))
 
 
+def case_openmp_worksharing(args):
+    # Off by default: the work callback is not registered, so no rows of
+    # worksharing; with --omp-worksharing each thread counts the loop once a
+    # region with its iterations (libomp reports the whole loop's 2000 to
+    # every thread, not the thread's share).
+    regions, iters = 50, 2000
+    exe = build(args, args.exe, ["-fopenmp"])
+    for extra, expect in (([], False), (["--omp-worksharing"], True)):
+        shown = Shown(args, profile_run(args, exe, extra=extra)[0], Source(args.exe))
+        for r in shown.prof["ranks"]:
+            where = "rank %d %s: " % (r["rank"], " ".join(extra) or "(default)")
+            loops = [row for row in r.get("omp", []) if row[2] == "loop"]
+            waits = [row for row in r.get("omp", []) if row[2] == "loop_barrier"]
+            check(waits, where + "the loop's closing barrier is timed either way: %s"
+                  % r.get("omp"))
+            if not expect:
+                check(not loops, where + "no worksharing rows unless asked for: %s" % loops)
+                continue
+            by_thread = {}
+            for row in loops:
+                count, iterations = by_thread.get(row[1], (0, 0))
+                by_thread[row[1]] = (count + row[3], iterations + row[7])
+            check(sorted(by_thread.values()) == [(regions, regions * iters)] * 2,
+                  where + "each thread's loop %d times with %d iterations: %s"
+                  % (regions, regions * iters, by_thread))
+
+
 def case_openmp_mpi_workers(args):
     shown, _ = profiled(args, ["-fopenmp"])
     regions = 20
