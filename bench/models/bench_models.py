@@ -67,22 +67,24 @@ def spinners(count):
 
 
 def extrap_models(venv, export):
-    """callpath -> (text, leading exponent, leading log exponent) from
-    Extra-P's Python API (run in its venv)."""
+    """callpath -> (text, leading exponent, leading log exponent, and the
+    same of the terms that carry at least 2% of the model at the largest
+    fitted scale) from Extra-P's Python API (run in its venv)."""
     code = r'''
-import json, sys, warnings
+import json, math, sys, warnings
 from extrap.fileio.file_reader.json_file_reader import JsonFileReader
 from extrap.modelers.model_generator import ModelGenerator
 warnings.simplefilter("ignore")
 exp = JsonFileReader().read_experiment(sys.argv[1])
 gen = ModelGenerator(exp)
 gen.model_all()
+p = float(sys.argv[2])
 out = {}
 for (cp, metric), m in gen.models.items():
     if metric.name != "time":
         continue
     f = m.hypothesis.function
-    lead = (0.0, 0.0)
+    terms = []
     for ct in f.compound_terms:
         i = j = 0.0
         for st in ct.simple_terms:
@@ -90,12 +92,16 @@ for (cp, metric), m in gen.models.items():
                 i += st.exponent
             else:
                 j += st.exponent
-        lead = max(lead, (i, j))
-    out[cp.name] = [str(f), lead[0], lead[1]]
+        terms.append(((i, j), abs(ct.coefficient * p ** i * math.log2(p) ** j)))
+    total = abs(f.constant_coefficient) + sum(t[1] for t in terms)
+    lead = max([(0.0, 0.0)] + [t[0] for t in terms])
+    sig = max([(0.0, 0.0)] + [t[0] for t in terms if t[1] >= 0.02 * total])
+    out[cp.name] = [str(f), lead[0], lead[1], sig[0], sig[1]]
 print(json.dumps(out))
 '''
     py = os.path.join(venv, "bin", "python")
-    p = subprocess.run([py, "-c", code, export], capture_output=True, text=True)
+    p = subprocess.run([py, "-c", code, export, str(max(SCALES))], capture_output=True,
+                       text=True)
     if p.returncode != 0:
         print("Extra-P failed:", p.stderr[-1500:])
         return {}
@@ -162,6 +168,7 @@ def main():
 
     rows, growing, exp_ok, agree, compared, errors = [], 0, 0, 0, 0, []
     agree_fit, compared_fit = 0, 0  # vertices whose data determine a model
+    agree_sig = 0  # Extra-P's terms under 2% of its model read as absent
     for (func, name), v in sorted(pred.items(), key=lambda kv: -kv[1]["predicted"]):
         truth = TRUTH.get(func)
         if "Alltoall" in name:
@@ -183,6 +190,7 @@ def main():
             same = abs(e[1] - lead[0]) < 1e-9 and abs(e[2] - lead[1]) < 1e-9
             compared += 1
             agree += same
+            agree_sig += abs(e[3] - lead[0]) < 1e-9 and abs(e[4] - lead[1]) < 1e-9
             if m.get("confidence", "low") != "low":
                 compared_fit += 1
                 agree_fit += same
@@ -197,6 +205,8 @@ def main():
     print("leading term agrees with Extra-P's: %d of %d vertices" % (agree, compared))
     print("  of those whose model is not of low confidence (CV SMAPE under 25%%, 4+ scales): "
           "%d of %d" % (agree_fit, compared_fit))
+    print("  with Extra-P's terms under 2%% of its model at %d ranks read as noise, as "
+          "ScalAna's search reads them: %d of %d" % (max(SCALES), agree_sig, compared))
     print("%d run(s) per scale, %d spinning process(es) beside the ranks%s; runs in %s"
           % (args.reps, share, ", scalana prof " + args.prof_args if args.prof_args else "", work))
 
