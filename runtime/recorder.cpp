@@ -9,8 +9,12 @@
 // (RecordLock). Nothing is merged until a snapshot: the common call takes
 // no shared lock, allocates nothing and touches no cache line another
 // thread writes, except the counter of its message channel.
-#include "recorder.h"
-#include "recorder_tables.h"
+//
+// Here: the calls themselves, message numbering, communicators and
+// windows, posting requests, the snapshot. One-sided operations and the
+// completion of requests are in recorder_async.cpp; what both share is in
+// recorder_internal.h.
+#include "recorder_internal.h"
 #include "thread_snapshot.h"
 
 #include "call_sites.h"
@@ -42,39 +46,6 @@ namespace scalana::rt {
 // Defined in output.cpp and writer.cpp.
 void WriteFinalProfile() noexcept;
 
-using namespace recorder_tables;
-
-namespace {
-
-constexpr double kOwnerLockSeconds = 2.0, kPeerLockSeconds = 0.1;
-
-} // namespace
-
-// What one thread recorded. Created at the thread's first recorded call,
-// linked into a list that is never shortened (the writer reads it without a
-// lock); a thread that ends leaves its data there and its record to the
-// next new thread, which adds to it. One thread at a time owns a record.
-// LOCK guards what other threads touch: the writer reads MPI and dependence
-// rows, a thread completing a request another one posted changes REQUESTS.
-// The rest is the owner's alone and needs no lock.
-struct ThreadRec {
-  RecordLock lock;
-  ThreadRec *next = nullptr;
-  std::atomic<bool> orphan{false};
-  std::vector<MpiAgg> mpi; // by context index; resized under LOCK (MpiAgg)
-  DepTable deps;
-  RequestTable requests;
-  // Owner only.
-  std::unordered_map<WinTarget, PendingRma, WinTargetHash> pending_rma;
-  // The entry used last (elements of an unordered_map stay put); reset when
-  // entries are erased.
-  WinTarget last_pending_key{};
-  PendingRma *last_pending = nullptr;
-  std::unordered_map<MPI_Win, std::vector<int>> posted; // Win_post origins (world ranks)
-};
-
-namespace {
-
 std::atomic<ThreadRec *> g_recs{nullptr};
 
 ThreadRec *NewThreadRec() {
@@ -93,51 +64,11 @@ ThreadRec *NewThreadRec() {
   return r;
 }
 
-// Initial-exec TLS: a plain offset from the thread pointer, where the
-// default model for a shared library calls __tls_get_addr on every access
-// (the runtime is always preloaded, so static TLS is available).
-#define SCALANA_TLS thread_local __attribute__((tls_model("initial-exec")))
+__thread OpenCall tl_open __attribute__((tls_model("initial-exec")));
 
-// This thread's hold on its record: leaves the record to a later thread when
-// this one ends, after the thread's thread_local destructors, which may
-// still call MPI (late_thread_local.h).
-struct RecOwner {
-  ThreadRec *rec = NewThreadRec();
-  ~RecOwner() { rec->orphan.store(true, std::memory_order_release); }
-};
+__attribute__((noinline, cold)) void ThrowLockTimeout() { throw LockTimeout{}; }
 
-ThreadRec &OwnRec() { return *LateThreadLocal<RecOwner>::Get().rec; }
-
-// The outermost wrapped call this thread is in, as far as the wrappers
-// know: its entry point's frame address, and what its destructor would
-// close. A longjmp out of the call (from an MPI error handler) skips the
-// destructor; the next wrapper entry finds its frame at or above that one
-// (a nested call, from inside the library, is always deeper) and closes it.
-struct OpenCall {
-  uintptr_t frame = 0;
-  const char *op = nullptr;
-  uint32_t ctx = 0;
-  bool active = false;
-  ThreadSamples *thread = nullptr;
-  ThreadRec *held = nullptr;
-};
-SCALANA_TLS OpenCall tl_open;
-
-// Locks this thread's record for CALL (once per call; the destructor
-// unlocks). Throws when the lock stays taken (see RecordLock).
-struct LockTimeout {};
-[[noreturn]] __attribute__((noinline, cold)) void ThrowLockTimeout() { throw LockTimeout{}; }
-// Inline: every recorded request and message takes it.
-__attribute__((always_inline)) inline ThreadRec &Hold(MpiCall &call) {
-  if (call.held())
-    return *call.held();
-  ThreadRec &r = OwnRec();
-  if (!r.lock.OwnerTryFor(kOwnerLockSeconds))
-    ThrowLockTimeout();
-  call.held() = &r;
-  tl_open.held = &r;
-  return r;
-}
+namespace {
 
 // ---- message channels: numbering of the messages of (peer, tag, comm)
 //
@@ -173,6 +104,8 @@ uint64_t Take(std::atomic<uint64_t> &count) {
   return count.fetch_add(1, std::memory_order_relaxed) + 1;
 }
 
+} // namespace
+
 // The next number (from 1) on the channel; 0 when the table is full.
 uint64_t NextSeq(bool recv, int32_t peer, int32_t tag, uint32_t comm) {
   Channel *table = g_channels.load(std::memory_order_acquire);
@@ -203,6 +136,8 @@ uint64_t NextSeq(bool recv, int32_t peer, int32_t tag, uint32_t comm) {
     CountError("seq_channels_full");
   return 0;
 }
+
+namespace {
 
 // ---- process-wide state: contexts, communicators (rare, under the mutex)
 
@@ -324,6 +259,8 @@ const std::vector<int> *PeersLocked(State &s, std::vector<int> peers) {
   return p;
 }
 
+} // namespace
+
 std::vector<int> ToWorld(MPI_Group group) {
   int n = 0;
   PMPI_Group_size(group, &n);
@@ -334,6 +271,8 @@ std::vector<int> ToWorld(MPI_Group group) {
     PMPI_Group_translate_ranks(group, n, local.data(), g_world_group, world.data());
   return world;
 }
+
+namespace {
 
 // Lock held. Computed once per communicator (MPI calls outside the lock would
 // be nicer, but these are cheap local queries).
@@ -422,58 +361,10 @@ template <typename Handle> struct GroupCache {
 SCALANA_TLS GroupCache<MPI_Comm> tl_comms;
 SCALANA_TLS GroupCache<MPI_Win> tl_wins;
 
+} // namespace
+
 GroupInfo CommGroup(MPI_Comm comm) { return tl_comms.Get(comm, CommGroupLocked); }
 GroupInfo WinGroup(MPI_Win win) { return tl_wins.Get(win, WinGroupLocked); }
-
-int32_t PeerWorld(const GroupInfo &g, int peer) {
-  if (peer == MPI_ANY_SOURCE)
-    return MPI_ANY_SOURCE;
-  if (!g.peers || peer < 0 || size_t(peer) >= g.peers->size())
-    return -1;
-  return (*g.peers)[size_t(peer)];
-}
-
-// SEQ: the message's number on its channel (0: none). Inline: its
-// arguments alone took more instructions than its work.
-__attribute__((always_inline)) inline void AddDep(ThreadRec &t, uint32_t ctx, DepKind kind,
-                                                  int32_t peer, int32_t tag, uint32_t comm,
-                                                  uint64_t count, uint64_t bytes, double wait,
-                                                  uint64_t seq = 0) {
-  DepAgg &d = t.deps.At(DepKey{ctx, kind, peer, tag, comm});
-  d.Add(count, bytes, wait);
-  if (seq)
-    d.seqs.Add(SeqRange{seq, seq});
-}
-
-// A row with no message number (one-sided, collective): when it exists,
-// added to without the lock, as the MPI rows are (MpiAgg); a new row,
-// which may grow the table, takes it. Rows with numbers always take it: a
-// snapshot must not see their ranges half-changed. Inline, like AddDep.
-__attribute__((always_inline)) inline void AddUnnumberedDep(MpiCall &call, uint32_t ctx,
-                                                            DepKind kind, int32_t peer,
-                                                            uint32_t comm, uint64_t count,
-                                                            uint64_t bytes, double wait) {
-  if (DepAgg *d = OwnRec().deps.Find(DepKey{ctx, kind, peer, 0, comm})) {
-    d->Add(count, bytes, wait);
-    return;
-  }
-  AddDep(Hold(call), ctx, kind, peer, 0, comm, count, bytes, wait);
-}
-
-// Inlined: its try costs nothing until something throws, and each wrapped call
-// goes through one or two of these.
-template <typename F>
-__attribute__((always_inline)) inline void Guarded(const char *what, F &&f) noexcept {
-  try {
-    f();
-  } catch (const LockTimeout &) {
-    CountError("thread_data_locked");
-  } catch (...) {
-    CountError(what);
-  }
-}
-
-} // namespace
 
 // ---- MpiCall
 
@@ -750,13 +641,6 @@ void P2P(MpiCall &call, DepKind kind, int peer, int tag, MPI_Comm comm, uint64_t
   });
 }
 
-namespace {
-bool Cancelled(const MPI_Status *status) {
-  int cancelled = 0;
-  return PMPI_Test_cancelled(status, &cancelled) == MPI_SUCCESS && cancelled;
-}
-} // namespace
-
 void RecvDone(MpiCall &call, MPI_Comm comm, const MPI_Status *status) noexcept {
   if (!status || status->MPI_SOURCE == MPI_PROC_NULL)
     return;
@@ -788,225 +672,12 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
   });
 }
 
-// ---- one-sided (docs/async.md, "How it is recorded")
+// ---- posting a non-blocking request (completed in recorder_async.cpp)
+//
+// Here, beside the groups' per-thread caches, so that the common Isend or
+// Irecv finds its communicator's group without a call.
 
 namespace {
-
-// TARGET: a rank of the window's group.
-void AddPending(ThreadRec &t, MPI_Win win, int32_t target) {
-  WinTarget key{win, target};
-  if (!t.last_pending || !(t.last_pending_key == key)) {
-    t.last_pending = &t.pending_rma[key];
-    t.last_pending_key = key;
-  }
-  ++t.last_pending->ops;
-}
-
-// Completes the pending operations of WIN on TARGET, a rank of the window's
-// group (every target when TARGET is MPI_ANY_SOURCE): rma rows on the
-// synchronisation's context, its time split by pending operation count.
-// False when nothing was pending.
-bool CompletePending(MpiCall &call, ThreadRec &t, MPI_Win win, int32_t target) {
-  uint64_t total = 0;
-  if (target != MPI_ANY_SOURCE) {
-    auto it = t.pending_rma.find(WinTarget{win, target});
-    if (it == t.pending_rma.end() || !it->second.ops)
-      return false;
-    total = it->second.ops;
-  } else {
-    for (const auto &[k, p] : t.pending_rma)
-      if (k.win == win)
-        total += p.ops;
-    if (!total)
-      return false;
-  }
-  uint32_t w = call.dep_weight();
-  GroupInfo g = w ? WinGroup(win) : GroupInfo{};
-  for (auto &[k, p] : t.pending_rma) {
-    if (k.win != win || !p.ops || (target != MPI_ANY_SOURCE && k.target != target))
-      continue;
-    if (w)
-      AddDep(t, call.context(), DepKind::Rma, PeerWorld(g, k.target), 0, g.comm_index, w, 0,
-             call.seconds() * double(p.ops) / double(total) * w);
-    p.ops = 0; // kept: the next epoch reuses the entry without allocating
-  }
-  return true;
-}
-
-} // namespace
-
-// The commonest call of a one-sided program: the pending count is the
-// owner's alone, so only a call whose parameters are sampled takes the lock.
-void Rma(MpiCall &call, MPI_Win win, int target, uint64_t bytes) noexcept {
-  call.add_bytes(bytes);
-  if (target == MPI_PROC_NULL)
-    return;
-  Guarded("rma", [&] {
-    // Completed by any synchronisation that comes first (and, for a
-    // request-based operation, by its request).
-    AddPending(OwnRec(), win, target);
-    if (uint32_t w = call.dep_weight()) {
-      GroupInfo g = WinGroup(win);
-      AddUnnumberedDep(call, call.context(), DepKind::Rma, PeerWorld(g, target), g.comm_index, w,
-                       bytes * w, 0.0);
-    }
-  });
-}
-
-void RmaLock(MpiCall &call, MPI_Win win, int target) noexcept {
-  if (target == MPI_PROC_NULL || !call.dep_weight())
-    return;
-  Guarded("rma_lock", [&] {
-    GroupInfo g = WinGroup(win);
-    uint32_t w = call.dep_weight();
-    AddDep(Hold(call), call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index, w, 0,
-           call.seconds() * w);
-  });
-}
-
-void RmaSync(MpiCall &call, MPI_Win win, int target) noexcept {
-  if (target == MPI_PROC_NULL)
-    return;
-  Guarded("rma_sync", [&] {
-    ThreadRec &t = Hold(call);
-    if (target == MPI_ANY_SOURCE) {
-      CompletePending(call, t, win, MPI_ANY_SOURCE);
-      return;
-    }
-    // A targeted synchronisation waits on its target even with nothing
-    // pending on this thread (operations of other threads, or a lock).
-    if (!CompletePending(call, t, win, target) && call.dep_weight()) {
-      GroupInfo g = WinGroup(win);
-      AddDep(t, call.context(), DepKind::Rma, PeerWorld(g, target), 0, g.comm_index,
-             call.dep_weight(), 0, call.seconds() * call.dep_weight());
-    }
-  });
-}
-
-void WinColl(MpiCall &call, MPI_Win win) noexcept {
-  Guarded("win_coll", [&] {
-    GroupInfo g = WinGroup(win);
-    ThreadRec &t = Hold(call);
-    // With operations pending, the fence's wait is theirs; the collective
-    // row still counts the fence.
-    bool completed = CompletePending(call, t, win, MPI_ANY_SOURCE);
-    if (uint32_t w = call.dep_weight())
-      AddDep(t, call.context(), DepKind::Coll, -1, 0, g.comm_index, w, 0,
-             completed ? 0.0 : call.seconds() * w);
-  });
-}
-
-void WinPost(MpiCall &call, MPI_Group group, MPI_Win win) noexcept {
-  Guarded("win_post", [&] {
-    std::vector<int> origins = ToWorld(group);
-    Hold(call).posted[win] = std::move(origins);
-  });
-}
-
-void WinWait(MpiCall &call, MPI_Win win) noexcept {
-  Guarded("win_wait", [&] {
-    ThreadRec &t = Hold(call);
-    auto it = t.posted.find(win);
-    if (it == t.posted.end())
-      return;
-    std::vector<int> origins = std::move(it->second);
-    t.posted.erase(it);
-    uint32_t w = call.dep_weight();
-    if (!w || origins.empty())
-      return;
-    GroupInfo g = WinGroup(win);
-    for (int origin : origins)
-      AddDep(t, call.context(), DepKind::Rma, origin, 0, g.comm_index, w, 0,
-             call.seconds() / double(origins.size()) * w);
-  });
-}
-
-// ---- non-blocking requests
-
-namespace {
-
-// Runs F(owner, request) on the oldest pending request HANDLE in another
-// thread's table than OWN, this thread's record, which CALL holds: it
-// releases it first and holds it again after. False when no thread has it.
-template <typename F>
-bool VisitOtherRecords(MpiCall &call, ThreadRec &own, MPI_Request handle, F &&f) {
-  // Hazard: holding two records at once could deadlock against a thread
-  // doing the same the other way round, so this thread's goes first and the
-  // others are taken one at a time.
-  own.lock.OwnerUnlock();
-  call.held() = nullptr;
-  bool found = false;
-  for (ThreadRec *t = g_recs.load(std::memory_order_acquire); t && !found; t = t->next) {
-    if (t == &own)
-      continue;
-    if (!t->lock.ForeignTryFor(kPeerLockSeconds)) {
-      CountError("request_lookup_locked");
-      continue;
-    }
-    if (Request *r = t->requests.Find(handle)) {
-      f(*t, *r);
-      found = true;
-    }
-    t->lock.ForeignUnlock();
-  }
-  Hold(call);
-  return found;
-}
-
-// The same wherever the request was posted: usually in this thread's table
-// (the thread that posted a request completes it), else in another's.
-template <typename F> bool VisitRequest(MpiCall &call, MPI_Request handle, F &&f) {
-  ThreadRec &own = Hold(call);
-  if (Request *r = own.requests.Find(handle)) {
-    f(own, *r);
-    return true;
-  }
-  return VisitOtherRecords(call, own, handle, f);
-}
-
-// One completed request: a row on the posting context (the edge's origin
-// vertex, no wait) and one on the completing context carrying the wait,
-// plus the polling that completed nothing before (Polled). Receives take
-// their message number here, in completion order, sampled or not.
-void Resolve(MpiCall &call, const Request &r, const MPI_Status *status, double wait_share) {
-  int32_t peer = r.peer, tag = r.tag;
-  uint64_t bytes = r.bytes, seq = r.seq;
-  uint32_t comm = r.group.comm_index;
-  if (r.kind == DepKind::Recv) {
-    if (status) {
-      if (status->MPI_SOURCE == MPI_PROC_NULL || Cancelled(status))
-        return;
-      peer = PeerWorld(r.group, status->MPI_SOURCE);
-      tag = status->MPI_TAG;
-    }
-    seq = NextSeq(true, peer, tag, comm);
-  }
-  if (!r.weight)
-    return; // parameters not sampled for this call
-  int count = 0;
-  if (r.kind == DepKind::Recv && status &&
-      PMPI_Get_count(status, MPI_BYTE, &count) == MPI_SUCCESS && count != MPI_UNDEFINED)
-    bytes = uint64_t(count);
-  ThreadRec &t = Hold(call);
-  // The wait is weighted like the count: with 1 in 16 requests sampled,
-  // each sampled one stands for 16 waits, so the total stays unbiased.
-  const double w = r.weight;
-  bool polled_here = r.polled > 0 && r.poll_ctx == call.context();
-  double wait = (wait_share + (polled_here ? r.polled : 0)) * w;
-  if (r.kind == DepKind::Rma) {
-    // Request-based one-sided: the operation's row was recorded when it was
-    // posted; the completion is the waiting point.
-    AddDep(t, call.context(), DepKind::Rma, peer, 0, comm, r.weight, 0, wait);
-  } else {
-    bool same = call.context() == r.ctx;
-    AddDep(t, r.ctx, r.kind, peer, tag, comm, r.weight, bytes * r.weight, same ? wait : 0, seq);
-    if (!same)
-      AddDep(t, call.context(), r.kind, peer, tag, comm, r.weight, bytes * r.weight, wait, seq);
-  }
-  if (r.polled > 0 && !polled_here) // polled at another call site: its own row, no count
-    AddDep(t, r.poll_ctx, r.kind, peer, r.kind == DepKind::Rma ? 0 : tag, comm, 0, 0, r.polled * w,
-           seq);
-}
 
 void Register(MpiCall &call, MPI_Request req, DepKind kind, int32_t world, int32_t tag, GroupInfo g,
               uint64_t bytes, bool persistent, uint64_t seq) {
@@ -1059,117 +730,6 @@ void PostRma(MpiCall &call, MPI_Request req, MPI_Win win, int target, uint64_t b
   Guarded("rma_request", [&] {
     GroupInfo g = WinGroup(win);
     Register(call, req, DepKind::Rma, PeerWorld(g, target), 0, g, bytes, false, 0);
-  });
-}
-
-void Forget(MpiCall &call, MPI_Request req) noexcept {
-  if (req == MPI_REQUEST_NULL)
-    return;
-  Guarded("forget", [&] {
-    VisitRequest(call, req,
-                 [](ThreadRec &owner, Request &r) { owner.requests.PopOldest(r.handle); });
-  });
-}
-
-void Started(MpiCall &call, const MPI_Request *reqs, int n) noexcept {
-  if (!reqs)
-    return;
-  Guarded("start", [&] {
-    for (int i = 0; i < n; ++i) {
-      if (reqs[i] == MPI_REQUEST_NULL)
-        continue;
-      VisitRequest(call, reqs[i], [](ThreadRec &, Request &r) {
-        r.polled = 0;
-        if (r.persistent && r.kind == DepKind::Send)
-          r.seq = NextSeq(false, r.peer, r.tag, r.group.comm_index);
-      });
-    }
-  });
-}
-
-void Polled(MpiCall &call, const MPI_Request *saved, int n) noexcept {
-  if (!saved || n <= 0)
-    return;
-  Guarded("polled", [&] {
-    int live = 0;
-    for (int i = 0; i < n; ++i)
-      live += saved[i] != MPI_REQUEST_NULL;
-    if (!live)
-      return;
-    double share = call.seconds() / live;
-    uint32_t ctx = call.context();
-    for (int i = 0; i < n; ++i) {
-      if (saved[i] == MPI_REQUEST_NULL)
-        continue;
-      // Polled from several call sites: the time goes to the first one.
-      VisitRequest(call, saved[i], [&](ThreadRec &, Request &r) {
-        if (r.polled <= 0)
-          r.poll_ctx = ctx;
-        r.polled += share;
-      });
-    }
-  });
-}
-
-namespace {
-void CompleteOne(MpiCall &call, MPI_Request handle, const MPI_Status *status, double share) {
-  if (handle == MPI_REQUEST_NULL)
-    return;
-  // The common case, a request this thread posted: resolved where it lies
-  // (Resolve changes no request table), then removed.
-  ThreadRec &own = Hold(call);
-  if (Request *e = own.requests.Find(handle)) {
-    Resolve(call, *e, status, share);
-    if (e->persistent)
-      e->polled = 0;
-    else
-      own.requests.PopOldest(handle);
-    return;
-  }
-  // Another thread's: copied out under its lock, resolved under this one's.
-  Request r;
-  bool found = VisitOtherRecords(call, own, handle, [&](ThreadRec &owner, Request &e) {
-    r = e;
-    if (e.persistent)
-      e.polled = 0;
-    else
-      owner.requests.PopOldest(e.handle);
-  });
-  if (found)
-    Resolve(call, r, status, share);
-}
-} // namespace
-
-void Complete(MpiCall &call, const MPI_Request *saved, int n, const int *which, int completed,
-              const MPI_Status *statuses) noexcept {
-  if (!saved)
-    return;
-  Guarded("complete", [&] {
-    if (which) {
-      if (*which >= 0 && *which < n)
-        CompleteOne(call, saved[*which], statuses, call.seconds());
-      return;
-    }
-    // In array order: receives on one channel are numbered in that order.
-    double share = completed > 0 ? call.seconds() / completed : 0;
-    for (int i = 0; i < n; ++i)
-      CompleteOne(call, saved[i], statuses ? &statuses[i] : nullptr, share);
-  });
-}
-
-void CompleteSome(MpiCall &call, const MPI_Request *saved, int n, const int *indices, int outcount,
-                  const MPI_Status *statuses) noexcept {
-  if (!indices || !saved)
-    return;
-  Guarded("complete_some", [&] {
-    if (outcount == 0) {
-      Polled(call, saved, n);
-      return;
-    }
-    double share = outcount > 0 ? call.seconds() / outcount : 0;
-    for (int k = 0; k < outcount; ++k)
-      if (indices[k] >= 0 && indices[k] < n)
-        CompleteOne(call, saved[indices[k]], statuses ? &statuses[k] : nullptr, share);
   });
 }
 
