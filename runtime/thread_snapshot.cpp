@@ -67,8 +67,10 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
         continue;
       std::atomic_thread_fence(std::memory_order_acquire);
       sampled = true;
+      // The main thread's share is the rank's row less the others': all its
+      // slots say here is that it sampled.
       if (t->index == 0)
-        continue; // the main thread's share is the rank's row less the others'
+        break;
       uint32_t ctx = intern(Context(t->frames + slot.frames_offset,
                                     t->frames + slot.frames_offset + slot.frames_length));
       PerThread &p = by_ctx[ctx][t->index];

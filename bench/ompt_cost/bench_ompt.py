@@ -7,8 +7,8 @@ start a tool (OMP_TOOL=disabled: the sampler and wrappers alone); under
 callback too); the plain build with empty_tool.c preloaded, an OMPT tool
 whose callbacks (the three the tool registers by default) do nothing:
 libomp's own cost for them, the floor under the tool. Prints the median
-in-program seconds of each, the tool's overhead (tool against tool disabled, medians over the
-pairs of runs next to each other) and the whole profiler's (against plain),
+in-program seconds of each, the tool's overhead (tool against tool
+disabled, medians over the pairs of runs next to each other) and the whole profiler's (against plain),
 the regions per second of the plain build, then the profile size per rank
 (profile.scalana) with 2 and 8 threads per rank (5000 regions, threads
 sleeping at barriers: OMP_WAIT_POLICY=passive).

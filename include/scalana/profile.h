@@ -255,8 +255,9 @@ struct ThreadRow {
 // (kind barrier, loop_barrier, explicit_barrier, other_barrier, taskwait,
 // taskgroup, reduction) with the samples taken while waiting, which are in
 // no `vertices` row, and worksharing (kind loop, work) with the constructs'
-// iterations (the whole loop's, as libomp reports them). CTX is the region's fork context, then the construct's
-// own return address where it has one of its own.
+// iterations (the whole loop's, as libomp reports them). CTX is the region's
+// fork context, then the construct's own return address where it has one of
+// its own.
 struct OmpRow {
   uint32_t ctx = 0, thread = 0;
   std::string kind;
