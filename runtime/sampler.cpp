@@ -4,7 +4,9 @@
 #include "config.h"
 #include "modules.h"
 #include "runtime.h"
+#include "signal_safe/schedstat.h"
 #include "signal_safe/signal_safe_entry.h"
+#include "wall_clock.h"
 
 #include <dlfcn.h>
 #include <papi.h>
@@ -199,11 +201,26 @@ SamplerState &Sampler() {
   return *state;
 }
 
-void StartThread(ThreadSamples *t) {
-  SamplerState &s = Sampler();
+namespace {
+// The thread's clocks when sampling starts on it: its CPU clock, for the CPU
+// time its samples stand for, and the kernel's account with the wall clock,
+// for the split of its lifetime (schedstat.h).
+void BeginThreadClocks(ThreadSamples *t) {
   t->last_cpu_ns = t->start_cpu_ns = ThreadCpuNs();
   clockid_t clock;
   t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
+  t->tid = int(syscall(SYS_gettid));
+  SchedTimes st;
+  t->sched_ok = ReadSchedTimes(0, &st);
+  t->start_on_cpu_ns = st.on_cpu_ns;
+  t->start_run_delay_ns = st.run_delay_ns;
+  t->start_wall_ns = MonotonicNs();
+}
+} // namespace
+
+void StartThread(ThreadSamples *t) {
+  SamplerState &s = Sampler();
+  BeginThreadClocks(t);
   if (s.kind == SampleSource::None)
     return;
   StartThreadMask(t);
@@ -222,6 +239,12 @@ void StartThread(ThreadSamples *t) {
 void StopThread(ThreadSamples *t) {
   StopSources(t);
   t->end_cpu_ns = std::max<uint64_t>(1, ThreadCpuNs());
+  SchedTimes st;
+  if (t->sched_ok && ReadSchedTimes(0, &st)) {
+    t->end_on_cpu_ns = st.on_cpu_ns;
+    t->end_run_delay_ns = st.run_delay_ns;
+  }
+  t->end_wall_ns = MonotonicNs();
 }
 
 void StopSampling() {
@@ -325,9 +348,7 @@ void InitSampling() {
   ScanModules();
   PrepareUnwinding();
   g_threads.store(1);
-  t->last_cpu_ns = t->start_cpu_ns = ThreadCpuNs();
-  clockid_t clock;
-  t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
+  BeginThreadClocks(t);
   ChooseSource(t);
   StartThreadMask(t);
   g_sampling_enabled.store(Sampler().kind != SampleSource::None);

@@ -1727,6 +1727,7 @@ def case_full_disk(args):
 
 
 from collective_cases import case_collective, case_collective_fallback  # noqa: E402
+from time_cases import case_time_shared_cores, case_time_split  # noqa: E402
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 

@@ -5,6 +5,7 @@
 // kShowEachRankUpTo ranks the text folds the per-rank tables over the ranks
 // (rank_summary.h): 32,768 ranks printed one by one made 3.9 million lines.
 #include "rank_summary.h"
+#include "time_lines.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
 #include "scalana/sampling_checks.h"
@@ -189,6 +190,7 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank,
     std::printf("\n== rank %d  host %s pid %lld threads %d wall %.3f s samples %llu dropped %llu\n",
                 r.rank, Safe(r.host).c_str(), (long long)r.pid, r.threads, r.wall_time,
                 (unsigned long long)r.samples, (unsigned long long)r.samples_dropped);
+    PrintRankTime(r);
     if (!r.errors.empty()) {
       std::printf("   errors:");
       for (const auto &[what, n] : r.errors)
