@@ -43,6 +43,30 @@ struct ThreadTime {
   float cpu = 0, wait = 0;
 };
 
+// Where one rank's main thread spent its wall time (docs/detect.md, "Time
+// accounting"): the program's view (computation sampled outside MPI calls,
+// MPI calls, OpenMP waits) beside the kernel's (on a CPU, runnable but not
+// running, blocked), which sums to the wall time exactly where it was
+// measured (on_cpu or run_delay above 0). HOST: a hash of the host's name,
+// to count ranks per host; CORES: its CPUs online (0: unknown).
+struct RankTime {
+  float wall = 0, computation = 0, mpi = 0, omp_wait = 0;
+  float on_cpu = 0, run_delay = 0;
+  uint32_t cores = 0, host = 0;
+  bool kernel_measured() const { return on_cpu > 0 || run_delay > 0; }
+  // Outside MPI calls and OpenMP waits, the wall time with no computation
+  // sample: off the CPU (blocked in I/O or sleep, or runnable but waiting
+  // for a core), or CPU time before a thread's first sample.
+  float not_placed() const {
+    float left = wall - mpi - omp_wait - computation;
+    return left > 0 ? left : 0;
+  }
+  float blocked() const {
+    float left = wall - on_cpu - run_delay;
+    return left > 0 ? left : 0;
+  }
+};
+
 // Per-vertex data over the ranks present in the run (index = rank slot).
 struct VertexSeries {
   VertexId vertex = kNoVertex;
@@ -70,6 +94,7 @@ struct Run {
   std::vector<int32_t> slot_of_vertex; // VertexId -> index into series, -1: no data
   std::vector<float> rank_total;       // inclusive time of the root per slot
   std::vector<float> rank_cpu;         // CPU seconds of each slot's rank, all its threads
+  std::vector<RankTime> rank_time;     // each slot's main thread (RankTime)
   double total_time = 0;               // max over ranks of rank_total
   uint64_t contexts = 0, unresolved_contexts = 0, unresolved_rows = 0;
   double unresolved_seconds = 0;

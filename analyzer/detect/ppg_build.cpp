@@ -1,4 +1,5 @@
 #include "detect/ppg_build_state.h"
+#include "detect/rank_time.h"
 
 namespace scalana {
 
@@ -78,7 +79,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       head.thread_vertices.clear(), head.omp.clear();
       summary.ranks.push_back(std::move(head));
     }
-    double sampled = 0;
+    double sampled = 0, sampled_in_mpi = 0;
     for (const VertexRow &row : rd.vertices) {
       const Resolved res = at(row.ctx);
       // Measured CPU time: each sample stands for the time since the one
@@ -97,6 +98,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
         continue;
       }
       count_approximated(res, secs);
+      if (psg.vertex(res.vertex).kind == VertexKind::Mpi)
+        sampled_in_mpi += secs;
       VertexSeries &s = SeriesOf(res.vertex);
       s.own_data = true;
       if (s.cpu.empty())
@@ -132,6 +135,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       s.mpi[r] += float(row.seconds);
       s.calls[r] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[r]));
     }
+    run.rank_time[r] = MainThreadTime(rd, sampled, sampled_in_mpi);
     if (!rd.thread_info.empty() && run.omp_threads.empty())
       run.omp_threads.assign(cap, 0);
     AddThreadTimes(

@@ -56,6 +56,7 @@ void RunBuilder::State::CompactToSlots() {
   // Per world rank -> per slot (nothing moves when every rank is present).
   if (size_t(nslots) != cap) {
     Compact(run.rank_cpu, run.ranks, 1);
+    Compact(run.rank_time, run.ranks, 1);
     Compact(run.omp_threads, run.ranks, 1);
     for (VertexSeries &s : run.series) {
       Compact(s.cpu, run.ranks, 1);
@@ -66,6 +67,8 @@ void RunBuilder::State::CompactToSlots() {
   }
   if (run.rank_cpu.empty())
     run.rank_cpu.assign(size_t(nslots), 0.f);
+  if (run.rank_time.empty())
+    run.rank_time.assign(size_t(nslots), RankTime{});
   for (VertexSeries &s : run.series) {
     for (ThreadTime &t : s.threads)
       t.slot = run.slot_of_rank[t.slot];

@@ -138,6 +138,7 @@ struct RunBuilder::State {
     cap = n;
     seen.resize(cap, 0);
     run.rank_cpu.resize(cap, 0.f);
+    run.rank_time.resize(cap);
     for (VertexSeries &s : run.series) {
       if (!s.cpu.empty())
         s.cpu.resize(cap, 0.f);

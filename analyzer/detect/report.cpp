@@ -1,6 +1,7 @@
 #include "detect/report.h"
 #include "detect/async_report.h"
 #include "detect/predict_report.h"
+#include "detect/rank_time.h"
 #include "detect/report_common.h"
 
 #include "scalana/regular_file.h"
@@ -157,7 +158,15 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
       out << ", wall " << Fmt("%.3f", run.meta.wall_time) << " s";
     out << ", busiest rank measured " << Fmt("%.3f", run.total_time) << " s)";
   }
-  out << "\n" << SamplingLine(in.runs);
+  out << "\n";
+  // Ranks that waited for a core are said before anything measured in wall
+  // time is read (docs/detect.md, "Time accounting").
+  const TimeSummary time = SummariseTime(big);
+  if (std::string shared = SharedCoresLine(time); !shared.empty())
+    out << Safe(shared) << " (" << Safe(big.label) << ")\n";
+  out << SamplingLine(in.runs);
+  if (std::string split = TimeLine(time); !split.empty())
+    out << Safe(split) << " (" << Safe(big.label) << ")\n";
   out << "merge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
     out << " -> " << ToString(r.scaling_used);
@@ -367,6 +376,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"approximated_rows", run.approximated_rows},
                     {"outside_seconds", run.outside_seconds},
                     {"backtracked", i == r.backtrack_run}});
+    PutTimeJson(runs.back(), SummariseTime(run));
     PutRanks(runs.back(), "missing_ranks", run.missing_ranks);
   }
   doc["runs"] = runs;
