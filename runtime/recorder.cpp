@@ -162,6 +162,7 @@ struct State {
   std::unordered_map<std::vector<int>, std::unique_ptr<const std::vector<int>>, VecHash> peer_lists;
   std::unordered_map<MPI_Comm, GroupInfo> comm_cache;
   std::unordered_map<MPI_Win, GroupInfo> win_cache;
+  std::unordered_map<MPI_File, GroupInfo> file_cache;
 };
 
 State &S() {
@@ -321,6 +322,24 @@ GroupInfo WinGroupLocked(State &s, MPI_Win win) {
   return info;
 }
 
+GroupInfo FileGroupLocked(State &s, MPI_File fh) {
+  auto it = s.file_cache.find(fh);
+  if (it != s.file_cache.end())
+    return it->second;
+  GroupInfo info;
+  MPI_Group g;
+  if (fh == MPI_FILE_NULL || PMPI_File_get_group(fh, &g) != MPI_SUCCESS) {
+    CountError("file_group");
+    return info;
+  }
+  std::vector<int> members = ToWorld(g);
+  PMPI_Group_free(&g);
+  info.peers = PeersLocked(s, members);
+  info.comm_index = CommIndexLocked(s, std::move(members));
+  s.file_cache.emplace(fh, info);
+  return info;
+}
+
 // Per-thread direct-mapped caches of handle -> group, so the common call
 // does not take the process-wide mutex. Owned by the thread alone.
 template <typename Handle> struct GroupCache {
@@ -360,11 +379,13 @@ template <typename Handle> struct GroupCache {
 // Constant-initialised: no guard on access.
 SCALANA_TLS GroupCache<MPI_Comm> tl_comms;
 SCALANA_TLS GroupCache<MPI_Win> tl_wins;
+SCALANA_TLS GroupCache<MPI_File> tl_files;
 
 } // namespace
 
 GroupInfo CommGroup(MPI_Comm comm) { return tl_comms.Get(comm, CommGroupLocked); }
 GroupInfo WinGroup(MPI_Win win) { return tl_wins.Get(win, WinGroupLocked); }
+GroupInfo FileGroup(MPI_File fh) { return tl_files.Get(fh, FileGroupLocked); }
 
 // ---- MpiCall
 
@@ -669,6 +690,51 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
     uint32_t w = call.dep_weight();
     AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, g.comm_index, w, bytes * w,
                      call.seconds() * w);
+  });
+}
+
+// A collective MPI-IO operation: a collective over the file's group.
+void FileColl(MpiCall &call, MPI_File fh, uint64_t bytes) noexcept {
+  call.add_bytes(bytes);
+  if (!call.dep_weight())
+    return;
+  Guarded("file_coll", [&] {
+    GroupInfo g = FileGroup(fh);
+    uint32_t w = call.dep_weight();
+    AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, g.comm_index, w, bytes * w,
+                     call.seconds() * w);
+  });
+}
+
+namespace {
+// The file MPI_File_close is closing on this thread and its group, found
+// before the call frees the handle (the group cannot be asked after).
+struct ClosingFile {
+  MPI_File fh;
+  GroupInfo group;
+};
+SCALANA_TLS ClosingFile tl_closing_file;
+} // namespace
+
+void FileClosing(MPI_File fh) noexcept {
+  tl_closing_file.fh = fh;
+  Guarded("file_closing", [&] { tl_closing_file.group = FileGroup(fh); });
+}
+
+// A later file may get the same handle: the caches forget this one.
+void FileClosed(MpiCall &call) noexcept {
+  const ClosingFile closed = tl_closing_file;
+  tl_closing_file = ClosingFile{};
+  Guarded("file_closed", [&] {
+    {
+      State &s = S();
+      std::lock_guard<std::timed_mutex> lock(s.mu);
+      g_handles_generation.fetch_add(1);
+      s.file_cache.erase(closed.fh);
+    }
+    if (uint32_t w = call.dep_weight(); w && closed.group.peers)
+      AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, closed.group.comm_index, w, 0,
+                       call.seconds() * w);
   });
 }
 

@@ -590,9 +590,15 @@ def case_openmp_waits(args):
         # Each thread's own samples and CPU time: thread 1 works a third of
         # thread 0's loop and waits the rest of each region.
         info = {t[0]: t for t in r["thread_info"]}
-        check(len(info[worker]) == 4 and 0.15 < info[worker][3] / info[0][3] < 0.8
+        check(len(info[worker]) == 6 and 0.15 < info[worker][3] / info[0][3] < 0.8
               and info[worker][2] > 0,
               where + "thread 1's samples and CPU time beside thread 0's: %s" % r["thread_info"])
+        # The kernel's account of each thread: CPU time and run delay fit in
+        # its life (docs/runtime.md, "Time accounting").
+        for t in info.values():
+            check(t[5] > 0 and t[3] + t[4] <= t[5] + 0.02,
+                  where + "thread %d: CPU %.3f s and run delay %.3f s within its %.3f s life" %
+                  (t[0], t[3], t[4], t[5]))
         check(r.get("errors", {}).get("threads_moved_to_perf") == 1,
               where + "the starved thread moved to perf: errors %s" % r.get("errors"))
         rate = {i: t[2] / t[3] for i, t in info.items() if t[3] > 0}
@@ -1727,7 +1733,7 @@ def case_full_disk(args):
 
 
 from collective_cases import case_collective, case_collective_fallback  # noqa: E402
-from time_cases import case_time_shared_cores, case_time_split  # noqa: E402
+from time_cases import case_mpiio, case_mpiio_scaling, case_time_shared_cores, case_time_split  # noqa: E402,E501
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 

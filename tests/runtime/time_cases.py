@@ -110,3 +110,62 @@ def case_time_shared_cores(args):
                  "the shared cores are the report's first line after the runs:\n%s" % head)
     else:
         rt.check(t["cores"] == cores, "JSON: the host's cores: %s" % t)
+
+
+def mpiio_run(args, np):
+    exe = rt.build(args, args.exe)
+    target = os.path.join(os.path.dirname(exe), "mpiio_grow.out")
+    out, p = rt.profile_run(args, exe, np=np, prog_args=[target, "0.2", "1024"])
+    own = {}
+    for m in re.finditer(r"rank (\d+) io ([\d.]+) bytes (\d+)", p.stdout):
+        own[int(m.group(1))] = (float(m.group(2)), int(m.group(3)))
+    rt.check(sorted(own) == list(range(np)), "every rank printed its I/O: %s" % p.stdout)
+    return out, own
+
+
+def case_mpiio(args):
+    # MPI-IO collectives are timed with their bytes and recorded as
+    # collectives over the file's group; the time split counts them as I/O.
+    np = args.np
+    out, own = mpiio_run(args, np)
+    doc = rt.read_run(out)
+    ctx_op = {}
+    for r in doc["ranks"]:
+        for row in r["mpi"]:
+            if len(row) == 5:
+                ctx_op[row[0]] = row[4]
+    for r in doc["ranks"]:
+        io_s, nbytes = own[r["rank"]]
+        rows = {row[4]: row for row in r["mpi"] if len(row) == 5}
+        w = rows.get("MPI_File_write_at_all")
+        rt.check(w and w[1] == 4 and w[3] == nbytes,
+                 "rank %d: MPI_File_write_at_all 4 calls, %d bytes: %s" % (r["rank"], nbytes, w))
+        timed = sum(rows[op][2] for op in ("MPI_File_write_at_all", "MPI_File_sync") if op in rows)
+        rt.check(abs(timed - io_s) <= 0.2 * io_s + ABS,
+                 "rank %d: write and sync timed %.3f s, the program measured %.3f s" %
+                 (r["rank"], timed, io_s))
+        colls = [d for d in r["deps"]
+                 if d[1] == "coll" and ctx_op.get(d[0]) == "MPI_File_write_at_all"]
+        rt.check(len(colls) == 1 and doc["comms"][colls[0][4]] == list(range(np)),
+                 "rank %d: the collective write is a collective over all %d ranks: %s" %
+                 (r["rank"], np, colls))
+    t = detect_time(args, out)
+    share = min(own[r["rank"]][0] / r["wall_time"] for r in doc["ranks"])
+    rt.check(t["io"]["median"] >= share * 0.8,
+             "report: I/O %.3f of wall, the program measured %.3f" % (t["io"]["median"], share))
+
+
+def case_mpiio_scaling(args):
+    # The write grows with the ranks (weak scaling otherwise): the report's
+    # first cause is the I/O line, called I/O.
+    runs = [mpiio_run(args, np)[0] for np in (1, 2, 4)]
+    p = rt.run([os.path.join(args.bin, "scalana"), "detect", "--format", "json"] + runs)
+    causes = json.loads(p.stdout)["root_causes"]
+    src = rt.Source(args.exe)
+    rt.check(causes and causes[0]["io"] and
+             causes[0]["line"] in (src.line("write"), src.line("sync")),
+             "the first cause is the write or its sync, as I/O: %s" % causes[:2])
+    text = rt.run([os.path.join(args.bin, "scalana"), "detect"] + runs).stdout
+    rt.check(re.search(r"^#1  io at \S+:(%d|%d)  \(main\)" % (src.line("write"), src.line("sync")),
+                       text, re.M) and "I/O that no computation explains" in text,
+             "the text names it I/O:\n%s" % text[:3000])
