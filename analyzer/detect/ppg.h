@@ -45,12 +45,12 @@ struct ThreadTime {
 
 // Where one rank's main thread spent its wall time (docs/detect.md, "Time
 // accounting"): the program's view (computation sampled outside MPI calls,
-// MPI calls, OpenMP waits) beside the kernel's (on a CPU, runnable but not
+// MPI calls, I/O calls (MPI-IO), OpenMP waits) beside the kernel's (on a CPU, runnable but not
 // running, blocked), which sums to the wall time exactly where it was
 // measured (on_cpu or run_delay above 0). HOST: a hash of the host's name,
 // to count ranks per host; CORES: its CPUs online (0: unknown).
 struct RankTime {
-  float wall = 0, computation = 0, mpi = 0, omp_wait = 0;
+  float wall = 0, computation = 0, mpi = 0, io = 0, omp_wait = 0;
   float on_cpu = 0, run_delay = 0;
   uint32_t cores = 0, host = 0;
   bool kernel_measured() const { return on_cpu > 0 || run_delay > 0; }
@@ -58,7 +58,7 @@ struct RankTime {
   // sample: off the CPU (blocked in I/O or sleep, or runnable but waiting
   // for a core), or CPU time before a thread's first sample.
   float not_placed() const {
-    float left = wall - mpi - omp_wait - computation;
+    float left = wall - mpi - io - omp_wait - computation;
     return left > 0 ? left : 0;
   }
   float blocked() const {

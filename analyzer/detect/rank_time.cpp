@@ -13,6 +13,8 @@ namespace scalana {
 
 using namespace report_common;
 
+bool IsIoOperation(const std::string &op) { return op.rfind("MPI_File_", 0) == 0; }
+
 RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   RankTime t;
   t.wall = float(rd.wall_time);
@@ -21,9 +23,9 @@ RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   double others = 0;
   for (const ThreadRow &row : rd.thread_vertices)
     others += row.cpu_seconds;
-  double mpi = 0;
+  double mpi = 0, io = 0;
   for (const MpiRow &m : rd.mpi)
-    mpi += m.seconds;
+    (IsIoOperation(m.op) ? io : mpi) += m.seconds;
   double omp_wait = 0;
   for (const OmpRow &o : rd.omp)
     if (o.thread == 0 && IsOmpWait(o.kind))
@@ -32,7 +34,8 @@ RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   // and sample inside it: no figure is allowed past the wall time.
   const double wall = std::max(0.0, rd.wall_time);
   t.mpi = float(std::min(mpi, wall));
-  t.omp_wait = float(std::min(omp_wait, wall - double(t.mpi)));
+  t.io = float(std::min(io, wall - double(t.mpi)));
+  t.omp_wait = float(std::min(omp_wait, wall - double(t.mpi) - double(t.io)));
   t.computation = float(std::clamp(sampled - others - in_mpi, 0.0, wall));
   t.on_cpu = float(std::min(rd.on_cpu, wall));
   t.run_delay = float(std::min(rd.run_delay, wall - double(t.on_cpu)));
@@ -107,6 +110,7 @@ TimeSummary SummariseTime(const Run &run) {
   t.median_wall = walls[walls.size() / 2];
   t.computation = Share(timed, world, [](const RankTime &r) { return r.computation; });
   t.mpi = Share(timed, world, [](const RankTime &r) { return r.mpi; });
+  t.io = Share(timed, world, [](const RankTime &r) { return r.io; });
   t.omp_wait = Share(timed, world, [](const RankTime &r) { return r.omp_wait; });
   t.not_placed = Share(timed, world, [](const RankTime &r) { return r.not_placed(); });
   if (!measured.empty()) {
@@ -144,6 +148,8 @@ std::string TimeLine(const TimeSummary &t) {
   std::string line = "time: of a rank's wall time (median " + Fmt("%.3f", t.median_wall) +
                      " s; medians over " + RankCount(t.ranks) + "): " +
                      part("computation", t.computation) + ", " + part("MPI", t.mpi);
+  if (t.io.max > 0)
+    line += ", " + part("I/O", t.io);
   if (t.omp_wait.max > 0)
     line += ", " + part("OpenMP waits", t.omp_wait);
   line += ", not placed " + Percent(t.not_placed.median, 1) + " (most: " +
@@ -165,6 +171,7 @@ void PutTimeJson(nlohmann::json &obj, const TimeSummary &t) {
                {"median_wall_seconds", t.median_wall},
                {"computation", share(t.computation)},
                {"mpi", share(t.mpi)},
+               {"io", share(t.io)},
                {"omp_wait", share(t.omp_wait)},
                {"not_placed", share(t.not_placed)},
                {"kernel_ranks", t.kernel_ranks},

@@ -11,6 +11,10 @@
 
 namespace scalana {
 
+// I/O calls among the MPI rows: MPI-IO (MPI_File_*), timed by the MPI
+// wrappers but I/O in the time accounting.
+bool IsIoOperation(const std::string &op);
+
 // RD's main thread. SAMPLED: the CPU seconds of all its rows (every thread),
 // IN_MPI: those on MPI vertices.
 RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi);
@@ -29,7 +33,7 @@ struct TimeSummary {
   int max_ranks_per_host = 0;
   uint32_t cores = 0;      // CPUs of the busiest host (0: unknown)
   double median_wall = 0;  // seconds
-  TimeShare computation, mpi, omp_wait, not_placed; // the program's view
+  TimeShare computation, mpi, io, omp_wait, not_placed; // the program's view
   TimeShare on_cpu, run_delay, blocked;             // the kernel's view
   // Ranks sharing cores: the hosts hold more ranks than CPUs, or the ranks
   // were runnable but not running for a large share of their wall time.

@@ -195,7 +195,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
-    out << "\n#" << ++n << "  " << ToString(x.kind) << " at " << Safe(Where(in.psg, rc.vertex))
+    out << "\n#" << ++n << "  " << (rc.io ? "io" : ToString(x.kind)) << " at "
+        << Safe(Where(in.psg, rc.vertex))
         << "  (" << Safe(FunctionName(in.psg, rc.vertex)) << ")\n";
     out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex)))
         << (rc.contexts > 1 ? "  (the costliest of the line's " + std::to_string(rc.contexts) +
@@ -414,6 +415,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"line", x.loc.line},
          {"end_line", x.loc.end_line},
          {"kind", std::string(ToString(x.kind))},
+         {"io", rc.io},
          {"name", VertexName(in.psg, rc.vertex)},
          {"function", FunctionName(in.psg, rc.vertex)},
          {"call_path", in.psg.CallPath(rc.vertex)},

@@ -190,7 +190,8 @@ std::string WhyText(const RootCause &rc) {
   if (rc.non_scalable)
     s += (s.empty() ? "" : ", ") + std::string("non-scalable");
   if (rc.communication)
-    s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
+    s += (s.empty() ? "" : " ") + std::string(rc.io ? "I/O that no computation explains"
+                                                    : "communication that no computation explains");
   if (rc.serial_fraction)
     s += (s.empty() ? "" : "; ") +
          std::string("serial fraction: code outside the OpenMP regions whose time grows with "
