@@ -66,19 +66,31 @@ void SetProgramAction(const struct sigaction *act, struct sigaction *old) {
 }
 
 // Tracks whether this thread has the sampling signal blocked after the
-// program changed its mask (HOW and SET as passed to the call).
-void NoteMask(ThreadSamples *t, int sig, int how, const sigset_t *set) {
+// program changed its mask: BEFORE is the mask the call found (the kernel's
+// word, not ours), HOW and SET as passed to the call.
+void NoteMask(ThreadSamples *t, int sig, int how, const sigset_t *set, const sigset_t &before) {
+  uint64_t now = ThreadCpuNs();
+  // The mask changed behind the interposers (siglongjmp, setcontext, a
+  // handler's return restore it inside libc): take the kernel's word from
+  // here on. When it changed is unknown; now is the nearest bound.
+  bool was = sigismember(&before, sig) == 1;
+  if (was != bool(t->signal_blocked)) {
+    if (was)
+      t->blocked_since_ns = now;
+    else
+      t->blocked_ns += now - std::min(now, t->blocked_since_ns);
+    t->signal_blocked = was;
+  }
   bool in_set = set && sigismember(set, sig) == 1;
-  bool blocked = t->signal_blocked;
+  bool blocked = was;
   if (how == SIG_BLOCK)
     blocked = blocked || in_set;
   else if (how == SIG_UNBLOCK)
     blocked = blocked && !in_set;
   else if (how == SIG_SETMASK && set)
     blocked = in_set;
-  if (blocked == bool(t->signal_blocked))
+  if (blocked == was)
     return;
-  uint64_t now = ThreadCpuNs();
   if (blocked) {
     t->blocked_since_ns = now;
   } else {
@@ -99,11 +111,17 @@ int MaskCall(SigmaskFn real, int how, const sigset_t *set, sigset_t *old) {
   // unwinding are not the program's.
   if (!t || !sig || !set || t->unwinding || t->in_handler)
     return real(how, set, old);
-  t->mask_changing = 1; // a sample pending while blocked arrives inside this call
-  int rc = real(how, set, old);
-  t->mask_changing = 0;
+  sigset_t before;
+  // Hazard: until the stretch is noted, a sample that arrives (pending since
+  // the program blocked, delivered as it unblocks) must not be attributed:
+  // the handler counts it only while mask_changing is set.
+  t->mask_changing = 1;
+  int rc = real(how, set, &before);
   if (rc == 0)
-    NoteMask(t, sig, how, set);
+    NoteMask(t, sig, how, set, before);
+  t->mask_changing = 0;
+  if (rc == 0 && old)
+    *old = before;
   return rc;
 }
 
@@ -131,22 +149,26 @@ void StartThreadMask(ThreadSamples *t) {
   sigset_t cur;
   if (!sig || RealPthreadSigmask(SIG_BLOCK, nullptr, &cur) != 0)
     return;
-  // A thread inherits its creator's mask: it may be born with ours blocked.
+  // A thread inherits its creator's mask (the main thread its parent's,
+  // across exec): born with ours blocked, it has been blocked since its CPU
+  // clock started, at 0.
   if (sigismember(&cur, sig) == 1) {
-    t->blocked_since_ns = ThreadCpuNs();
+    t->blocked_since_ns = 0;
     t->signal_blocked = 1;
   }
 }
 
 uint64_t BlockedNs(const ThreadSamples *t) {
   uint64_t ns = t->blocked_ns;
+  if (!t->signal_blocked)
+    return ns;
+  // Still blocked: up to the thread's end (its clock is gone then), or to
+  // now while it lives.
+  uint64_t at = t->end_cpu_ns;
   struct timespec now;
-  // Still blocked: up to now (a thread that ended has no clock left).
-  if (t->signal_blocked && clock_gettime(clockid_t(t->cpu_clock), &now) == 0) {
-    uint64_t at = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
-    ns += at - std::min(at, t->blocked_since_ns);
-  }
-  return ns;
+  if (!at && t->cpu_clock != -1 && clock_gettime(clockid_t(t->cpu_clock), &now) == 0)
+    at = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
+  return ns + (at - std::min(at, t->blocked_since_ns));
 }
 
 void ForwardToProgram(int sig, siginfo_t *info, void *ucontext) {

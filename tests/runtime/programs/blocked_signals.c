@@ -1,28 +1,104 @@
-// A program that blocks every signal on its main thread for most of its
-// CPU time (as codes do around sections they protect from their own
-// handlers): the profiler cannot sample there, and must say so.
+/* A program that blocks every signal (as codes do around sections they
+ * protect from their own handlers): the profiler cannot sample there, and
+ * must say for how long. Each mode measures on its own clocks the CPU time
+ * it spent blocked and prints it ("blocked_cpu S", all threads), so the
+ * test compares the profile's figure with the truth, not with a guess:
+ *   full     blocked from the start of main (before MPI_Init) to the end
+ *            (also prints "process_cpu_at_block S": all CPU time after it
+ *            is blocked, that of the threads MPI starts included)
+ *   half     blocked for the first of two equal stretches of work
+ *   thread   one of two threads blocks; both end before MPI_Finalize
+ *   inherit  a thread created while main has the signals blocked: born
+ *            with them blocked, it never unblocks (main computes unblocked) */
 #include <mpi.h>
 
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+enum { N = 150000000 }; /* about 0.15 s of CPU */
 
 static volatile double sink;
 
 static void Work(long n) {
   double x = 0;
-  for (long i = 0; i < n; ++i) // @work
+  for (long i = 0; i < n; ++i) /* @work */
     x += i * 1e-9;
-  sink = x;
+  sink += x;
+}
+
+static double Cpu(clockid_t clock) {
+  struct timespec t;
+  clock_gettime(clock, &t);
+  return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+static double ThreadCpu(void) { return Cpu(CLOCK_THREAD_CPUTIME_ID); }
+
+static double g_thread_blocked; /* written by the thread, read after the join */
+
+static void *BlockingThread(void *arg) {
+  sigset_t all;
+  sigfillset(&all);
+  pthread_sigmask(SIG_BLOCK, &all, NULL);
+  double t0 = ThreadCpu();
+  Work(N);
+  g_thread_blocked = ThreadCpu() - t0;
+  return arg;
+}
+
+static void *PlainThread(void *arg) {
+  Work(N);
+  return arg;
+}
+
+static void *BornBlockedThread(void *arg) {
+  Work(N);
+  g_thread_blocked = ThreadCpu(); /* blocked since it was born */
+  return arg;
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  const char *mode = argc > 1 ? argv[1] : "half";
   sigset_t all, old;
   sigfillset(&all);
-  pthread_sigmask(SIG_BLOCK, &all, &old);
-  Work(400000000); // @blocked_work
-  pthread_sigmask(SIG_SETMASK, &old, NULL);
-  Work(20000000); // @open_work
+  double blocked = 0;
+  if (!strcmp(mode, "full")) {
+    printf("process_cpu_at_block %.6f\n", Cpu(CLOCK_PROCESS_CPUTIME_ID));
+    sigprocmask(SIG_BLOCK, &all, &old); /* never unblocked */
+  }
+  MPI_Init(&argc, &argv);
+  if (!strcmp(mode, "full")) {
+    Work(2 * N);
+  } else if (!strcmp(mode, "half")) {
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    double t0 = ThreadCpu();
+    Work(N); /* @blocked_work */
+    blocked = ThreadCpu() - t0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    Work(N); /* @open_work */
+  } else if (!strcmp(mode, "thread")) {
+    pthread_t a, b;
+    pthread_create(&a, NULL, BlockingThread, NULL);
+    pthread_create(&b, NULL, PlainThread, NULL);
+    pthread_join(a, NULL);
+    pthread_join(b, NULL);
+    blocked = g_thread_blocked;
+  } else if (!strcmp(mode, "inherit")) {
+    pthread_t a;
+    pthread_sigmask(SIG_BLOCK, &all, &old);
+    double t0 = ThreadCpu();
+    pthread_create(&a, NULL, BornBlockedThread, NULL);
+    blocked = ThreadCpu() - t0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    Work(N);
+    pthread_join(a, NULL);
+    blocked += g_thread_blocked;
+  }
+  printf("blocked_cpu %.6f\n", blocked);
+  fflush(stdout);
   MPI_Barrier(MPI_COMM_WORLD);
   MPI_Finalize();
   return 0;
