@@ -316,6 +316,55 @@ def case_deps(args):
         check(not stray, where + "MPI rows not on an MPI call site: %s" % stray)
 
 
+def case_intercomm(args):
+    # programs/intercomm.c: the world's even and odd ranks joined by an
+    # intercommunicator, world rank 2i talking to 2i+1 across it.
+    shown, _ = profiled(args)
+    prof, n = shown.prof, args.np
+    comms = prof["comms"]
+    for rank in range(n):
+        partner, where = rank ^ 1, "rank %d: " % rank
+
+        def deps(marker):
+            return shown.at(rank, "deps", marker)
+
+        even = rank % 2 == 0
+        expect = (("send", "send", 1), ("recv", "recv", 2)) if even else \
+            (("recv_any", "recv", 1), ("send_back", "send", 2))
+        expect += (("irecv", "recv", 3), ("isend", "send", 3), ("waitall", "send", 3),
+                   ("waitall", "recv", 3))
+        for marker, kind, tag in expect:
+            rows = [r for r in deps(marker) if r[1] == kind]
+            # The remote group's rank, resolved to the world's (not
+            # MPI_UNDEFINED), on the communicator of both groups.
+            check(rows and dep_set(rows, kind) == {(partner, tag)},
+                  where + "%s at @%s names world rank %d: %s" % (kind, marker, partner, rows))
+            check(all(sorted(comms[r[4]]) == list(range(n)) for r in rows),
+                  where + "@%s on the intercommunicator's both groups: %s (comms %s)"
+                  % (marker, rows, comms))
+        rows = deps("barrier")
+        check(rows and all(r[1] == "coll" and sorted(comms[r[4]]) == list(range(n)) for r in rows),
+              where + "the barrier's members are both groups: %s (comms %s)" % (rows, comms))
+    # Each side lists the intercommunicator alike: one entry for it.
+    inter = [c for c in comms if sorted(c) == list(range(n)) and c != list(range(n))]
+    check(len(inter) == 1, "one communicator of both groups: %s" % comms)
+    d = run([os.path.join(args.bin, "scalana"), "detect", shown.out, "--format", "json"])
+    check("no matching row" not in d.stdout + d.stderr,
+          "every send matched its receive: %s" % d.stderr)
+    # World rank 1 waits for rank 0's longer work: the path crosses from its
+    # receive to rank 0's send, and every crossing joins partners.
+    report = json.loads(d.stdout)
+    crossings = [(a, b) for c in report["root_causes"] for a, b in zip(c["path"], c["path"][1:])
+                 if b["via"] == "p2p"]
+    check(any(a["rank"] == 1 and b["rank"] == 0 and a["name"] == "MPI_Recv" and
+              b["name"] == "MPI_Send" for a, b in crossings),
+          "a path crosses from rank 1's receive to rank 0's send: %s" % crossings)
+    check(all(a["rank"] == b["rank"] ^ 1 for a, b in crossings),
+          "crossings join partners across the intercommunicator: %s" % crossings)
+    check(report["root_causes"] and report["root_causes"][0]["culprit_rank"] == 0,
+          "rank 0's work is the top cause: %s" % report["root_causes"][:1])
+
+
 def case_callsites_threads(args, extra=()):
     shown, _ = profiled(args, ["-pthread"], extra)
     for r in shown.prof["ranks"]:
