@@ -184,7 +184,9 @@ void ThreadEnded(void *p) {
     StopThread(t);
 }
 
-void MakeThreadEndKey() { g_thread_end_key_made = pthread_key_create(&g_thread_end_key, ThreadEnded) == 0; }
+void MakeThreadEndKey() {
+  g_thread_end_key_made = pthread_key_create(&g_thread_end_key, ThreadEnded) == 0;
+}
 
 void *Trampoline(void *p) {
   TrampolineArg a = *static_cast<TrampolineArg *>(p);

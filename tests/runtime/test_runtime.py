@@ -582,11 +582,11 @@ BLOCKED_TOLERANCE = 0.02
 
 
 def case_blocked_signals(args):
-    # The program blocks every signal in four ways (programs/blocked_signals.c)
+    # The program blocks every signal in six ways (programs/blocked_signals.c)
     # and measures on its own clocks how long: the profile's figure is that
     # CPU time, and the report names the rank and the same share.
     exe = build(args, args.exe)
-    for mode in ("full", "half", "thread", "inherit"):
+    for mode in ("full", "half", "thread", "inherit", "handler", "jump"):
         out, p = profile_run(args, exe, np=1, prog_args=[mode])
         r = read_run(out)["ranks"][0]
         cpu, reported = r["cpu_time"], r.get("sampling_blocked", 0)
@@ -605,6 +605,9 @@ def case_blocked_signals(args):
         check(m and abs(int(m.group(1)) - 100 * true / cpu) <= 100 * BLOCKED_TOLERANCE + 0.5,
               "%s: the report names the rank and its share (true %.1f%%): %s"
               % (mode, 100 * true / cpu, d.stdout))
+        shown = run([os.path.join(args.bin, "scalana"), "show", out]).stdout
+        check("warning: " + m.group(0) in shown,
+              "%s: scalana show warns alike: %s" % (mode, shown[:2000]))
 
 
 def case_openmp(args):

@@ -9,10 +9,15 @@
  *   half     blocked for the first of two equal stretches of work
  *   thread   one of two threads blocks; both end before MPI_Finalize
  *   inherit  a thread created while main has the signals blocked: born
- *            with them blocked, it never unblocks (main computes unblocked) */
+ *            with them blocked, it never unblocks (main computes unblocked)
+ *   handler  no mask call: the program's SIGUSR1 handler, whose sa_mask
+ *            holds every signal, computes (the kernel blocks them meanwhile)
+ *   jump     blocked, then siglongjmp back to the unblocked mask sigsetjmp
+ *            saved (no mask call unblocks), then unblocked work */
 #include <mpi.h>
 
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -60,6 +65,17 @@ static void *BornBlockedThread(void *arg) {
   return arg;
 }
 
+static volatile double g_handler_blocked;
+
+static void Handler(int sig) {
+  (void)sig;
+  double t0 = ThreadCpu();
+  Work(N);
+  g_handler_blocked = ThreadCpu() - t0;
+}
+
+static sigjmp_buf g_unblocked;
+
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "half";
   sigset_t all, old;
@@ -96,6 +112,25 @@ int main(int argc, char **argv) {
     Work(N);
     pthread_join(a, NULL);
     blocked += g_thread_blocked;
+  } else if (!strcmp(mode, "handler")) {
+    struct sigaction act;
+    memset(&act, 0, sizeof act);
+    act.sa_handler = Handler;
+    sigfillset(&act.sa_mask);
+    sigaction(SIGUSR1, &act, NULL);
+    raise(SIGUSR1);
+    blocked = g_handler_blocked;
+    Work(N);
+  } else if (!strcmp(mode, "jump")) {
+    static volatile double t0;
+    if (sigsetjmp(g_unblocked, 1) == 0) {
+      pthread_sigmask(SIG_BLOCK, &all, &old);
+      t0 = ThreadCpu();
+      Work(N);
+      siglongjmp(g_unblocked, 1);
+    }
+    blocked = ThreadCpu() - t0;
+    Work(N);
   }
   printf("blocked_cpu %.6f\n", blocked);
   fflush(stdout);
