@@ -36,6 +36,7 @@ template <typename Fn> Fn Next(const char *name) {
 // initialisation).
 LongjmpFn g_real_siglongjmp = Next<LongjmpFn>("siglongjmp");
 LongjmpFn g_real_longjmp = Next<LongjmpFn>("longjmp");
+LongjmpFn g_real_underscore_longjmp = Next<LongjmpFn>("_longjmp");
 LongjmpFn g_real_longjmp_chk = Next<LongjmpFn>("__longjmp_chk");
 
 [[noreturn]] void Jump(LongjmpFn &real, const char *name, struct __jmp_buf_tag *env, int val) {
@@ -224,8 +225,9 @@ extern "C" int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
   return MaskCall(real, how, set, old); // -1 and errno on failure, from the real one
 }
 
-// glibc's longjmp and siglongjmp are one function: both restore the mask
-// when sigsetjmp saved one. __longjmp_chk is what _FORTIFY_SOURCE calls.
+// glibc's longjmp, _longjmp and siglongjmp are one function: each restores
+// the mask when sigsetjmp saved one. __longjmp_chk is what _FORTIFY_SOURCE
+// calls.
 extern "C" void siglongjmp(sigjmp_buf env, int val) noexcept {
   NoteJump(env);
   Jump(g_real_siglongjmp, "siglongjmp", env, val);
@@ -234,6 +236,11 @@ extern "C" void siglongjmp(sigjmp_buf env, int val) noexcept {
 extern "C" void longjmp(jmp_buf env, int val) noexcept {
   NoteJump(env);
   Jump(g_real_longjmp, "longjmp", env, val);
+}
+
+extern "C" void _longjmp(jmp_buf env, int val) noexcept {
+  NoteJump(env);
+  Jump(g_real_underscore_longjmp, "_longjmp", env, val);
 }
 
 extern "C" void __longjmp_chk(jmp_buf env, int val) noexcept {

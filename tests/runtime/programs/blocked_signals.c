@@ -13,7 +13,9 @@
  *   handler  no mask call: the program's SIGUSR1 handler, whose sa_mask
  *            holds every signal, computes (the kernel blocks them meanwhile)
  *   jump     blocked, then siglongjmp back to the unblocked mask sigsetjmp
- *            saved (no mask call unblocks), then unblocked work */
+ *            saved (no mask call unblocks), then unblocked work
+ *   handler_jump  the handler of `handler`, leaving by siglongjmp to the
+ *            unblocked mask of main, which then computes unblocked */
 #include <mpi.h>
 
 #include <pthread.h>
@@ -66,15 +68,17 @@ static void *BornBlockedThread(void *arg) {
 }
 
 static volatile double g_handler_blocked;
+static volatile int g_handler_jumps;
+static sigjmp_buf g_unblocked;
 
 static void Handler(int sig) {
   (void)sig;
   double t0 = ThreadCpu();
   Work(N);
   g_handler_blocked = ThreadCpu() - t0;
+  if (g_handler_jumps)
+    siglongjmp(g_unblocked, 1);
 }
-
-static sigjmp_buf g_unblocked;
 
 int main(int argc, char **argv) {
   const char *mode = argc > 1 ? argv[1] : "half";
@@ -112,13 +116,15 @@ int main(int argc, char **argv) {
     Work(N);
     pthread_join(a, NULL);
     blocked += g_thread_blocked;
-  } else if (!strcmp(mode, "handler")) {
+  } else if (!strcmp(mode, "handler") || !strcmp(mode, "handler_jump")) {
     struct sigaction act;
     memset(&act, 0, sizeof act);
     act.sa_handler = Handler;
     sigfillset(&act.sa_mask);
     sigaction(SIGUSR1, &act, NULL);
-    raise(SIGUSR1);
+    g_handler_jumps = !strcmp(mode, "handler_jump");
+    if (sigsetjmp(g_unblocked, 1) == 0)
+      raise(SIGUSR1);
     blocked = g_handler_blocked;
     Work(N);
   } else if (!strcmp(mode, "jump")) {
