@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstdlib>
 
@@ -64,6 +65,17 @@ void SetBlocked(ThreadSamples *t, bool blocked, uint64_t now) {
   t->signal_blocked = blocked;
 }
 
+// Runs F, which changes T's blocked stretch, flagged as a mask call is: a
+// handler arriving meanwhile (MaskingHandler) leaves the fields alone.
+// Async-signal-safe; T's own thread only, outside a mask call.
+template <typename F> void Flagged(ThreadSamples *t, F &&f) {
+  t->mask_changing = 1;
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  f();
+  std::atomic_signal_fence(std::memory_order_seq_cst);
+  t->mask_changing = 0;
+}
+
 // After the program changed its mask: BEFORE is the mask the call found
 // (the kernel's word, not ours), HOW and SET as passed to the call.
 void NoteMask(ThreadSamples *t, int sig, int how, const sigset_t *set, const sigset_t &before) {
@@ -101,6 +113,7 @@ int MaskCall(SigmaskFn real, int how, const sigset_t *set, sigset_t *old) {
   int rc = real(how, set, &before); // SET may be OLD: read before OLD is written
   if (rc == 0)
     NoteMask(t, sig, how, set, before);
+  std::atomic_signal_fence(std::memory_order_seq_cst); // the stretch noted, then the flag
   t->mask_changing = 0;
   if (rc == 0 && old)
     *old = before;
@@ -122,9 +135,15 @@ bool HasHandler(const struct sigaction &a) {
 void MaskingHandler(int sig, siginfo_t *info, void *ucontext) {
   int saved_errno = errno;
   ThreadSamples *t = CurrentThread();
+  // Hazard: inside a mask call (its real call delivers pending signals) the
+  // interrupted NoteMask may be half way through the same fields; it takes
+  // the kernel's mask afterwards anyway, so the handler's time goes
+  // uncounted rather than the stretch corrupted.
+  if (t && t->mask_changing)
+    t = nullptr;
   bool before = t && t->signal_blocked;
   if (t)
-    SetBlocked(t, true, ThreadCpuNs());
+    Flagged(t, [&] { SetBlocked(t, true, ThreadCpuNs()); });
   errno = saved_errno;
   const struct sigaction &a = LiveAction(g_masking[sig]);
   if (a.sa_flags & SA_SIGINFO) {
@@ -137,7 +156,7 @@ void MaskingHandler(int sig, siginfo_t *info, void *ucontext) {
   // Whatever the handler did to the mask, its return restores the one from
   // before (a handler that leaves by siglongjmp is followed there).
   if (t)
-    SetBlocked(t, before, ThreadCpuNs());
+    Flagged(t, [&] { SetBlocked(t, before, ThreadCpuNs()); });
   errno = saved_errno;
 }
 
@@ -150,10 +169,15 @@ bool IsMaskingHandler(const struct sigaction &a) {
 void NoteJump(struct __jmp_buf_tag *env) {
   ThreadSamples *t = CurrentThread();
   int sig = SamplingSignal();
-  if (!t || !sig || !env || !env->__mask_was_saved)
+  if (!t)
     return;
-  const sigset_t *saved = reinterpret_cast<const sigset_t *>(&env->__saved_mask);
-  SetBlocked(t, sigismember(saved, sig) == 1, ThreadCpuNs());
+  if (sig && env && env->__mask_was_saved) {
+    const sigset_t *saved = reinterpret_cast<const sigset_t *>(&env->__saved_mask);
+    Flagged(t, [&] { SetBlocked(t, sigismember(saved, sig) == 1, ThreadCpuNs()); });
+  }
+  // The runtime never calls setjmp: a jump leaves any mask call in progress
+  // on this thread (a handler of a signal it delivered jumped out) for good.
+  t->mask_changing = 0;
 }
 
 } // namespace
