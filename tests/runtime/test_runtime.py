@@ -597,6 +597,8 @@ def case_blocked_signals(args):
         true = cpu - float(m.group(1)) if m else \
             float(re.search(r"blocked_cpu (\S+)", p.stdout).group(1))
         check(true > 0.3 * cpu, "%s: the program blocked %.3f of %.3f CPU s" % (mode, true, cpu))
+        check(not mode.startswith("handler") or "handler read back as set" in p.stdout,
+              "%s: sigaction reads back the program's action: %s" % (mode, p.stdout))
         check(abs(reported - true) <= BLOCKED_TOLERANCE * cpu,
               "%s: blocked share measured %.3f, true %.3f (%.3f of %.3f CPU s)"
               % (mode, reported / cpu, true / cpu, reported, cpu))

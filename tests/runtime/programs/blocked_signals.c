@@ -122,6 +122,12 @@ int main(int argc, char **argv) {
     act.sa_handler = Handler;
     sigfillset(&act.sa_mask);
     sigaction(SIGUSR1, &act, NULL);
+    struct sigaction got;
+    sigaction(SIGUSR1, NULL, &got); /* the program's own action, read back */
+    printf("handler read back %s\n", got.sa_handler == Handler && !(got.sa_flags & SA_SIGINFO) &&
+                                           sigismember(&got.sa_mask, SIGRTMIN + 4) == 1
+                                       ? "as set"
+                                       : "changed");
     g_handler_jumps = !strcmp(mode, "handler_jump");
     if (sigsetjmp(g_unblocked, 1) == 0)
       raise(SIGUSR1);
