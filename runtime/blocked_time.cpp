@@ -15,6 +15,7 @@
 #include <setjmp.h>
 #include <signal.h>
 #include <time.h>
+#include <ucontext.h>
 
 #include <algorithm>
 #include <atomic>
@@ -27,6 +28,8 @@ namespace {
 
 using SigmaskFn = int (*)(int, const sigset_t *, sigset_t *);
 using LongjmpFn = void (*)(struct __jmp_buf_tag *, int);
+using SetcontextFn = int (*)(const ucontext_t *);
+using SwapcontextFn = int (*)(ucontext_t *, const ucontext_t *);
 
 template <typename Fn> Fn Next(const char *name) {
   return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
@@ -39,6 +42,8 @@ LongjmpFn g_real_siglongjmp = Next<LongjmpFn>("siglongjmp");
 LongjmpFn g_real_longjmp = Next<LongjmpFn>("longjmp");
 LongjmpFn g_real_underscore_longjmp = Next<LongjmpFn>("_longjmp");
 LongjmpFn g_real_longjmp_chk = Next<LongjmpFn>("__longjmp_chk");
+SetcontextFn g_real_setcontext = Next<SetcontextFn>("setcontext");
+SwapcontextFn g_real_swapcontext = Next<SwapcontextFn>("swapcontext");
 
 [[noreturn]] void Jump(LongjmpFn &real, const char *name, struct __jmp_buf_tag *env, int val) {
   if (!real)
@@ -180,6 +185,21 @@ void NoteJump(struct __jmp_buf_tag *env) {
   t->mask_changing = 0;
 }
 
+// The thread's mask becomes MASK (a context switch, or its failure).
+void NoteRestored(const sigset_t &mask) {
+  ThreadSamples *t = CurrentThread();
+  int sig = SamplingSignal();
+  if (!t || !sig)
+    return;
+  Flagged(t, [&] { SetBlocked(t, sigismember(&mask, sig) == 1, ThreadCpuNs()); });
+}
+
+void NoteFailedSwitch() {
+  sigset_t now;
+  if (RealPthreadSigmask(SIG_BLOCK, nullptr, &now) == 0)
+    NoteRestored(now);
+}
+
 } // namespace
 
 int WatchedSigaction(int sig, int ours, const struct sigaction *act, struct sigaction *old) {
@@ -247,6 +267,34 @@ extern "C" int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
 extern "C" int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
   static SigmaskFn real = Next<SigmaskFn>("sigprocmask");
   return MaskCall(real, how, set, old); // -1 and errno on failure, from the real one
+}
+
+// A context switch restores the mask the context holds, noted before it.
+// One that fails (it returns -1) leaves the mask as it was: read again then.
+extern "C" int setcontext(const ucontext_t *uc) noexcept {
+  if (!g_real_setcontext) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (uc)
+    NoteRestored(uc->uc_sigmask);
+  int rc = g_real_setcontext(uc);
+  NoteFailedSwitch(); // setcontext returns only when it failed
+  return rc;
+}
+
+extern "C" int swapcontext(ucontext_t *save, const ucontext_t *uc) noexcept {
+  if (!g_real_swapcontext) {
+    errno = ENOSYS;
+    return -1;
+  }
+  if (uc)
+    NoteRestored(uc->uc_sigmask);
+  int rc = g_real_swapcontext(save, uc);
+  // Returning 0: switched back to SAVE, whose mask that switch noted.
+  if (rc != 0)
+    NoteFailedSwitch();
+  return rc;
 }
 
 // glibc's longjmp, _longjmp and siglongjmp are one function: each restores

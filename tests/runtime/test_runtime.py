@@ -583,11 +583,12 @@ BLOCKED_TOLERANCE = 0.02
 
 
 def case_blocked_signals(args):
-    # The program blocks every signal in seven ways (programs/blocked_signals.c)
+    # The program blocks every signal in eight ways (programs/blocked_signals.c)
     # and measures on its own clocks how long: the profile's figure is that
     # CPU time, and the report names the rank and the same share.
     exe = build(args, args.exe)
-    for mode in ("full", "half", "thread", "inherit", "handler", "jump", "handler_jump"):
+    for mode in ("full", "half", "thread", "inherit", "handler", "jump", "handler_jump",
+                 "context"):
         out, p = profile_run(args, exe, np=1, prog_args=[mode])
         r = read_run(out)["ranks"][0]
         cpu, reported = r["cpu_time"], r.get("sampling_blocked", 0)

@@ -15,7 +15,9 @@
  *   jump     blocked, then siglongjmp back to the unblocked mask sigsetjmp
  *            saved (no mask call unblocks), then unblocked work
  *   handler_jump  the handler of `handler`, leaving by siglongjmp to the
- *            unblocked mask of main, which then computes unblocked */
+ *            unblocked mask of main, which then computes unblocked
+ *   context  blocked, then setcontext back to a context getcontext saved
+ *            unblocked, then unblocked work */
 #include <mpi.h>
 
 #include <pthread.h>
@@ -24,6 +26,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
+#include <ucontext.h>
 
 enum { N = 150000000 }; /* about 0.15 s of CPU */
 
@@ -132,6 +135,21 @@ int main(int argc, char **argv) {
     if (sigsetjmp(g_unblocked, 1) == 0)
       raise(SIGUSR1);
     blocked = g_handler_blocked;
+    Work(N);
+  } else if (!strcmp(mode, "context")) {
+    static volatile int switched;
+    static volatile double t0, in_context;
+    static ucontext_t unblocked;
+    getcontext(&unblocked); /* setcontext comes back here, with this mask */
+    if (!switched) {
+      switched = 1;
+      pthread_sigmask(SIG_BLOCK, &all, &old);
+      t0 = ThreadCpu();
+      Work(N);
+      in_context = ThreadCpu() - t0;
+      setcontext(&unblocked);
+    }
+    blocked = in_context;
     Work(N);
   } else if (!strcmp(mode, "jump")) {
     static volatile double t0;
