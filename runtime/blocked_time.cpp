@@ -3,9 +3,10 @@
 // rather than leave the time silently missing. Every way the program blocks
 // it is followed on the thread itself: its sigprocmask()/pthread_sigmask()
 // calls, a mask it was born with, the mask of its own handlers for other
-// signals (the kernel adds sa_mask while they run), and siglongjmp() back to
-// a mask saved by sigsetjmp(). A stretch still open when the thread ends is
-// closed at its end, one still open at a snapshot at the snapshot.
+// signals (the kernel adds sa_mask while they run), siglongjmp() back to a
+// mask saved by sigsetjmp(), and setcontext()/swapcontext() to a context's
+// mask. A stretch still open when the thread ends is closed at its end, one
+// still open at a snapshot at the snapshot.
 // Fortified headers rename longjmp to __longjmp_chk: this file defines both.
 #undef _FORTIFY_SOURCE
 #include "program_action.h"
