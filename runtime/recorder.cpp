@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -275,6 +276,24 @@ std::vector<int> ToWorld(MPI_Group group) {
 
 namespace {
 
+// An intercommunicator's members as world ranks: its two groups, each in its
+// own rank order, the one holding the lower world rank first. Either side
+// computes the same list from its local and remote group.
+std::vector<int> BothGroups(std::vector<int> local, const std::vector<int> &remote) {
+  auto lowest = [](const std::vector<int> &g) {
+    int low = INT_MAX; // ranks outside this world (MPI_UNDEFINED) go last
+    for (int r : g)
+      if (r >= 0)
+        low = std::min(low, r);
+    return low;
+  };
+  bool local_first = lowest(local) <= lowest(remote);
+  std::vector<int> both = local_first ? local : remote;
+  const std::vector<int> &second = local_first ? remote : local;
+  both.insert(both.end(), second.begin(), second.end());
+  return both;
+}
+
 // Lock held. Computed once per communicator (MPI calls outside the lock would
 // be nicer, but these are cheap local queries).
 GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
@@ -294,8 +313,13 @@ GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter && PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
-    info.peers = PeersLocked(s, ToWorld(g));
+    // Point-to-point peers are ranks of the remote group; the communicator
+    // itself is both groups, listed alike on both sides (BothGroups), so
+    // that a send and its receive name the same one.
+    std::vector<int> remote = ToWorld(g);
     PMPI_Group_free(&g);
+    info.peers = PeersLocked(s, remote);
+    members = BothGroups(std::move(members), remote);
   } else {
     info.peers = PeersLocked(s, members);
   }

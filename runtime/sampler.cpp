@@ -174,6 +174,22 @@ struct TrampolineArg {
   void *arg;
 };
 
+// A thread that leaves by pthread_exit never returns to the trampoline: a
+// key's destructor ends its sampling then, while its CPU clock still reads
+// (the stretch it had the signal blocked is closed at its end).
+pthread_key_t g_thread_end_key;
+bool g_thread_end_key_made;
+
+void ThreadEnded(void *p) {
+  auto *t = static_cast<ThreadSamples *>(p);
+  if (t && !t->end_cpu_ns)
+    StopThread(t);
+}
+
+void MakeThreadEndKey() {
+  g_thread_end_key_made = pthread_key_create(&g_thread_end_key, ThreadEnded) == 0;
+}
+
 void *Trampoline(void *p) {
   TrampolineArg a = *static_cast<TrampolineArg *>(p);
   std::free(p);
@@ -185,11 +201,15 @@ void *Trampoline(void *p) {
     t->unwinding = 0;
     g_threads.fetch_add(1);
     StartThread(t);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, MakeThreadEndKey);
+    if (g_thread_end_key_made)
+      pthread_setspecific(g_thread_end_key, t);
   } else {
     CountError("thread_table_alloc");
   }
   void *result = a.start(a.arg);
-  if (t)
+  if (t && !t->end_cpu_ns)
     StopThread(t);
   return result;
 }
