@@ -13,19 +13,21 @@ namespace {
 // What Graphviz's SVG renderer (plugin/core/gvrender_core_svg.c) writes, and
 // nothing that can run code, load a resource or embed another document.
 const std::set<std::string_view> kElements = {
-    "svg",  "g",    "title",   "a",    "polygon",        "polyline",       "path",
-    "ellipse", "text", "defs", "linearGradient", "radialGradient", "stop"};
+    "svg",     "g",    "title", "a",    "polygon",        "polyline",       "path",
+    "ellipse", "text", "defs",  "stop", "linearGradient", "radialGradient"};
 const std::set<std::string_view> kAttributes = {
-    "width",        "height",         "viewBox",     "xmlns",         "xmlns:xlink",
-    "version",      "id",             "class",       "transform",     "fill",
-    "fill-opacity", "stroke",         "stroke-width", "stroke-opacity", "stroke-dasharray",
-    "points",       "d",              "cx",          "cy",            "rx",
-    "ry",           "r",              "fx",          "fy",            "x",
-    "y",            "x1",             "y1",          "x2",            "y2",
-    "text-anchor",  "font-family",    "font-size",   "font-weight",   "font-style",
-    "font-stretch", "text-decoration", "baseline-shift", "xlink:href",  "xlink:title",
-    "href",         "target",         "offset",      "style",         "gradientUnits",
-    "gradientTransform"};
+    // the root
+    "width", "height", "viewBox", "xmlns", "xmlns:xlink", "version",
+    // groups, links and their tooltips
+    "id", "class", "transform", "xlink:href", "xlink:title", "href", "target",
+    // shapes
+    "fill", "fill-opacity", "stroke", "stroke-width", "stroke-opacity", "stroke-dasharray",
+    "points", "d", "cx", "cy", "rx", "ry", "r", "fx", "fy", "x", "y", "x1", "y1", "x2", "y2",
+    // text
+    "text-anchor", "font-family", "font-size", "font-weight", "font-style", "font-stretch",
+    "text-decoration", "baseline-shift",
+    // gradients
+    "offset", "style", "gradientUnits", "gradientTransform"};
 constexpr size_t kMaxDepth = 256;
 
 bool NameStart(char c) {
