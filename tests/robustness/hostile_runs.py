@@ -17,6 +17,12 @@ Stages (each a ctest entry; `setup` is the fixture of the others):
             end of the file, flipped bits in its DWARF sections. `show`,
             `detect` and `export` finish, saying which binary could not be
             read and how much could not be placed
+  stripped  the binary stripped (`strip --strip-all`, build id kept): `detect`
+            says "no symbols: N samples could not be placed" with N counted
+            from the profiles, what to rebuild, and no busiest rank of
+            0.000 s; with its debug information in a separate file
+            (gnu_debuglink) it is placed as before; a copy whose .debug_line
+            lies past the end of the file is named as damaged
   dot       the HTML report's dot program ($SCALANA_DOT) hangs (and starts a
             child that would outlive it), prints a script, an event handler,
             an external link or 50 MB: `detect --format html` finishes in
@@ -647,6 +653,117 @@ def stage_binary(t):
             t.check(f"{what}: bits flipped in {sec} (case {n})", args, status=0)
 
 
+def stage_stripped(t):
+    work = os.path.join(t.cases, "stripped")
+    shutil.rmtree(work, ignore_errors=True)
+    os.makedirs(work)
+    tools = {name: shutil.which(name) for name in ("strip", "objcopy")}
+    if not all(tools.values()):
+        t.failures.append(f"binutils missing: {tools}")
+        return
+    docs = {np: t.doc(np) for np in SCALES}
+
+    def placed_samples(doc):
+        """Samples of rows whose recorded context holds frames of the program."""
+        return sum(row[1] for r in doc["ranks"] for row in r["vertices"]
+                   if doc["contexts"][row[0]])
+
+    def binary_case(name, path):
+        runs = []
+        for np in SCALES:
+            run = os.path.join(work, f"{name}-np{np}")
+            os.makedirs(run)
+            d = json.loads(json.dumps(docs[np]))
+            d["meta"]["binary"] = path
+            with gzip.open(os.path.join(run, "profile.json.gz"), "wt") as f:
+                json.dump(d, f)
+            runs.append(run)
+        return runs
+
+    stripped = os.path.join(work, "fig3-stripped")
+    shutil.copy(t.binary, stripped)
+    subprocess.run([tools["strip"], "--strip-all", stripped], check=True)
+    with open(stripped, "rb") as f:
+        sections = elf_sections(f.read())
+    left = [n for n in sections if n.startswith(".debug") or n == ".symtab"]
+    if ".note.gnu.build-id" not in sections or "scalana_psg" not in sections or left:
+        t.failures.append(f"strip --strip-all left {sorted(sections)}")
+        return
+    per_run = [placed_samples(docs[np]) for np in SCALES]
+    total = sum(per_run)
+    if min(per_run) <= 0:
+        t.failures.append(f"the runs hold no samples to place: {per_run}")
+        return
+    runs = binary_case("strip-all", stripped)
+
+    def says_no_symbols(out, err):
+        text = (out + err).decode()
+        if "busiest rank measured 0.000 s" in text:
+            return "a busiest rank of 0.000 s for ranks that hold samples"
+        for np, n in zip(SCALES, per_run):
+            if f"{n} samples measured, none placed (no symbols)" not in text:
+                return f"the runs line does not say {n} samples at {np} rank(s) were not placed"
+        if "no line tables" in text:
+            return "'no line tables' for a binary with no symbols"
+        return None
+    t.check("stripped binary: detect", t.detect(*runs, fmt="text"), status=0,
+            stderr_has=[f"{stripped}: no symbols: {total} samples could not be placed",
+                        "do not strip it", "--add-gnu-debuglink"],
+            verify=says_no_symbols)
+
+    def unplaced_in_json(out, err):
+        got = [r.get("unplaced_samples") for r in json.loads(out)["runs"]]
+        return None if got == per_run else f"unplaced_samples {got}, expected {per_run}"
+    t.check("stripped binary: detect json", t.detect(*runs), status=0, verify=unplaced_in_json)
+    t.check("stripped binary: show", t.show(runs[-1]), status=0,
+            stdout_has=[f"no symbols: {per_run[-1]} samples could not be placed",
+                        "unplaced (no symbols)"],
+            verify=lambda out, err: "a context shown as not fitting the PSG"
+            if b"do not fit" in out else None)
+
+    # Its debug information kept in a file of its own: found by the
+    # gnu_debuglink, and the samples placed as with the unstripped binary.
+    linked = os.path.join(work, "fig3-linked")
+    shutil.copy(t.binary, linked)
+    subprocess.run([tools["objcopy"], "--only-keep-debug", linked, linked + ".debug"],
+                   check=True)
+    subprocess.run([tools["strip"], "--strip-all", linked], check=True)
+    subprocess.run([tools["objcopy"], f"--add-gnu-debuglink={linked}.debug", linked],
+                   check=True)
+    _, want, _, _, _ = t.run(t.detect(t.base(1), t.base(2)))
+    want_causes = [(c["file"], c["line"]) for c in json.loads(want)["root_causes"]]
+    if not want_causes:
+        t.failures.append("the unstripped binary's runs give no root cause to compare")
+
+    def same_causes(out, err):
+        doc = json.loads(out)
+        got = [(c["file"], c["line"]) for c in doc["root_causes"]]
+        if b"no symbols" in err or any(r.get("unplaced_samples") for r in doc["runs"]):
+            return "samples unplaced although the debug file is linked"
+        return None if got == want_causes else f"root causes {got}, expected {want_causes}"
+    t.check("stripped binary with a debug link: detect", t.detect(*binary_case("debuglink", linked)),
+            status=0, verify=same_causes)
+
+    # A .debug_line section header pointing past the end of the file.
+    with open(t.binary, "rb") as f:
+        data = bytearray(f.read())
+    hdr, _, size = elf_sections(bytes(data))[".debug_line"]
+    offset = len(data) + 4096
+    struct.pack_into("<Q", data, hdr + 0x18, offset)
+    damaged = os.path.join(work, "fig3-damaged")
+    with open(damaged, "wb") as f:
+        f.write(data)
+    os.chmod(damaged, 0o755)
+    runs = binary_case("damaged", damaged)
+    t.check("binary with .debug_line past its end: detect", t.detect(*runs, fmt="text"), status=0,
+            stderr_has=[f"{damaged}: damaged or truncated file: section .debug_line ({size} bytes "
+                        f"at offset {offset}) ends past the end of the file ({len(data)} bytes)"],
+            verify=lambda out, err: "reported as 'no line tables'" if b"no line tables" in err
+            else None)
+    t.check("binary with .debug_line past its end: show", t.show(runs[-1]), status=0,
+            stdout_has=[f"{damaged}: damaged or truncated file: section .debug_line"])
+
+
 # An SVG as Graphviz writes it, for the fake dot programs to print: with
 # INJECT put inside its graph group.
 DOT_SVG = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
@@ -766,7 +883,7 @@ def stage_dot(t):
 STAGES = {"setup": stage_setup, "sizes": stage_sizes, "special": stage_special,
           "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages,
           "options": stage_options, "impossible": stage_impossible, "binary": stage_binary,
-          "dot": stage_dot}
+          "stripped": stage_stripped, "dot": stage_dot}
 
 
 def main():
