@@ -9,8 +9,10 @@
 #include <cstring>
 #include <fcntl.h>
 #include <poll.h>
-#include <spawn.h>
+#include <pthread.h>
 #include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -68,6 +70,33 @@ int InputFile(const std::string &input, std::string *error) {
   return fd;
 }
 
+// PROG as execve takes it: a name with a slash as it is, else the first
+// executable file of that name on PATH. Looked up before fork: the child
+// may only make async-signal-safe calls.
+std::string FindProgram(const std::string &prog, int *err) {
+  *err = 0;
+  if (prog.find('/') != std::string::npos)
+    return prog;
+  const char *env = std::getenv("PATH");
+  std::string dirs = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
+  *err = ENOENT;
+  for (size_t start = 0; start <= dirs.size();) {
+    size_t end = dirs.find(':', start);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(start, end - start);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + prog;
+    struct stat st;
+    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
+      if (::access(candidate.c_str(), X_OK) == 0)
+        return candidate;
+      *err = EACCES;
+    }
+    start = end + 1;
+  }
+  return {};
+}
+
 // True once PID has ended; it stays a zombie (WNOWAIT), so its process
 // group id cannot be reused before the group is killed and it is reaped.
 bool Ended(pid_t pid) {
@@ -115,38 +144,89 @@ SubprocessResult RunBoundedSubprocess(const std::vector<std::string> &argv,
   out_write.fd = pipe_fds[1];
   ::fcntl(out_read.fd, F_SETFL, O_NONBLOCK);
 
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_adddup2(&fa, in.fd, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_write.fd, 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  posix_spawnattr_t attr;
-  posix_spawnattr_init(&attr);
-  // A group of its own, so that a timeout ends what it started too; no
-  // signal of ours blocked, and the ones an analysis may ignore at their
-  // default (an ignored SIGPIPE stays ignored across exec).
-  sigset_t none, defaults;
-  sigemptyset(&none);
-  sigemptyset(&defaults);
-  for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM})
-    sigaddset(&defaults, sig);
-  posix_spawnattr_setpgroup(&attr, 0);
-  posix_spawnattr_setsigmask(&attr, &none);
-  posix_spawnattr_setsigdefault(&attr, &defaults);
-  posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK |
-                                      POSIX_SPAWN_SETSIGDEF);
+  // The fds the child is given above 2: dup2 onto itself would keep
+  // close-on-exec (a parent started with its standard streams closed).
+  for (Fd *f : {&in, &out_write})
+    if (f->fd <= 2) {
+      int moved = ::fcntl(f->fd, F_DUPFD_CLOEXEC, 3);
+      ::close(f->fd);
+      f->fd = moved;
+    }
+  int err = 0;
+  const std::string path = FindProgram(argv[0], &err);
+  if (path.empty() || in.fd < 0 || out_write.fd < 0) {
+    r.error = "cannot run " + argv[0] + ": " + std::strerror(err ? err : errno);
+    r.start_errno = err ? err : errno;
+    return r;
+  }
+  // Says why exec failed (its errno); closes unread when exec succeeds.
+  int status_fds[2];
+  if (::pipe2(status_fds, O_CLOEXEC) != 0) {
+    r.error = "cannot make a pipe: " + std::string(std::strerror(errno));
+    return r;
+  }
+  Fd exec_status_read, exec_status_write;
+  exec_status_read.fd = status_fds[0];
+  exec_status_write.fd = status_fds[1];
   std::vector<std::string> args = argv;
   std::vector<char *> cargv;
   for (std::string &a : args)
     cargv.push_back(&a[0]);
   cargv.push_back(nullptr);
-  pid_t pid = -1;
-  int rc = posix_spawnp(&pid, args[0].c_str(), &fa, &attr, cargv.data(), environ);
-  posix_spawn_file_actions_destroy(&fa);
-  posix_spawnattr_destroy(&attr);
-  if (rc != 0) {
-    r.error = "cannot run " + argv[0] + ": " + std::strerror(rc);
-    r.start_errno = rc;
+  const pid_t parent = ::getpid();
+  // No signal handler may run in the child before exec (it would run the
+  // parent's code in a copy holding the allocator's locks): all blocked
+  // across fork, and the child unblocks them only in the new program.
+  sigset_t all, before;
+  sigfillset(&all);
+  ::pthread_sigmask(SIG_SETMASK, &all, &before);
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    // The child: async-signal-safe calls only until exec. A group of its
+    // own, so that a timeout ends what it started too; killed with this
+    // process (Ctrl-C here must not leave a hung dot behind). PDEATHSIG is
+    // tied to the forking thread: this runs on the thread that waits.
+    ::setpgid(0, 0);
+    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
+    if (::getppid() != parent)
+      ::_exit(127);
+    // Ignored signals stay ignored across exec: the ones an analysis may
+    // ignore back at their default.
+    struct sigaction dfl;
+    std::memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig : {SIGPIPE, SIGINT, SIGQUIT, SIGTERM, SIGHUP, SIGCHLD, SIGALRM})
+      ::sigaction(sig, &dfl, nullptr);
+    int devnull = ::open("/dev/null", O_WRONLY);
+    if (::dup2(in.fd, 0) < 0 || ::dup2(out_write.fd, 1) < 0 || devnull < 0 ||
+        ::dup2(devnull, 2) < 0)
+      ::_exit(127);
+    sigset_t none;
+    sigemptyset(&none);
+    ::sigprocmask(SIG_SETMASK, &none, nullptr);
+    ::execve(path.c_str(), cargv.data(), environ);
+    int e = errno;
+    ssize_t ignored = ::write(exec_status_write.fd, &e, sizeof e);
+    (void)ignored;
+    ::_exit(127);
+  }
+  ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  if (pid < 0) {
+    r.error = "cannot run " + argv[0] + ": " + std::strerror(errno);
+    r.start_errno = errno;
+    return r;
+  }
+  ::setpgid(pid, pid); // as the child does: kill(-pid) works whichever ran first
+  ::close(exec_status_write.fd);
+  exec_status_write.fd = -1;
+  int exec_errno = 0;
+  ssize_t got;
+  while ((got = ::read(exec_status_read.fd, &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
+  }
+  if (got == ssize_t(sizeof exec_errno)) {
+    KillGroupAndReap(pid);
+    r.error = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
+    r.start_errno = exec_errno;
     return r;
   }
   ::close(out_write.fd); // the child holds the only write end: EOF when it closes it

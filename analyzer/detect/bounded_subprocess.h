@@ -29,7 +29,8 @@ struct SubprocessResult {
 // standard error discarded, in a process group of its own. After
 // LIMITS.timeout_seconds, or as soon as its output passes
 // LIMITS.max_output_bytes, the whole group is killed (SIGKILL): no child it
-// started outlives it either.
+// started outlives it either. It is killed too when this process dies
+// (PR_SET_PDEATHSIG; so call it from a thread that lives until it returns).
 SubprocessResult RunBoundedSubprocess(const std::vector<std::string> &argv,
                                       const std::string &input, const SubprocessLimits &limits);
 

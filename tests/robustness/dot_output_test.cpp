@@ -170,6 +170,12 @@ TEST(DotOutput, TheSubprocessGetsItsInputAndGivesItsOutput) {
   r = RunBoundedSubprocess({"/no/such/dot"}, "", limits);
   EXPECT_EQ(r.end, SubprocessResult::End::NotStarted);
   EXPECT_EQ(r.start_errno, ENOENT);
+  r = RunBoundedSubprocess({"no-such-dot-on-path"}, "", limits);
+  EXPECT_EQ(r.start_errno, ENOENT);
+  // A file that is no program: exec's own error, not an exit code.
+  r = RunBoundedSubprocess({"/dev/null"}, "", limits);
+  EXPECT_EQ(r.end, SubprocessResult::End::NotStarted);
+  EXPECT_EQ(r.start_errno, EACCES) << r.error;
 }
 
 TEST(DotOutput, AProgramThatHangsIsKilledWithWhatItStarted) {

@@ -15,7 +15,8 @@ same time and memory limits):
             child that would outlive it), prints a script, an event handler,
             an external link or 50 MB: `detect --format html` finishes in
             its --dot-timeout with the page written, the picture left out
-            with the reason on the page and one warning, nothing inlined
+            with the reason on the page and one warning, nothing inlined;
+            a dot still running when detect is killed ends with it
 """
 import argparse
 import gzip
@@ -166,6 +167,20 @@ DOT_SVG = """<?xml version="1.0" encoding="UTF-8" standalone="no"?>
 """
 
 
+def ended_soon(pid):
+    """True when process PID ends within 5 s (gone, or a zombie); else kills it."""
+    for _ in range(500):
+        try:
+            with open(f"/proc/{pid}/stat") as st:
+                if st.read().rsplit(")", 1)[1].split()[0] == "Z":
+                    return True
+        except FileNotFoundError:
+            return True
+        time.sleep(0.01)
+    os.kill(int(pid), signal.SIGKILL)
+    return False
+
+
 def stage_dot(t):
     work = os.path.join(t.cases, "dot")
     shutil.rmtree(work, ignore_errors=True)
@@ -229,17 +244,33 @@ def stage_dot(t):
         t.failures.append(f"dot hang: detect returned after {secs:.1f} s, before the 3 s timeout")
     with open(pids) as f:
         for pid in f.read().split():
-            for _ in range(500):
-                try:
-                    with open(f"/proc/{pid}/stat") as st:
-                        if st.read().rsplit(")", 1)[1].split()[0] == "Z":
-                            break
-                except FileNotFoundError:
-                    break
-                time.sleep(0.01)
-            else:
+            if not ended_soon(pid):
                 t.failures.append(f"dot hang: its process {pid} outlived the timeout")
-                os.kill(int(pid), signal.SIGKILL)
+    # detect killed while its dot hangs: the dot goes with it.
+    pid_file = os.path.join(work, "orphan.pid")
+    orphan = fake_dot("orphan", f"echo $$ > '{pid_file}'\nexec sleep 1000\n")
+    proc = subprocess.Popen([t.scalana, "detect", "--format", "html", "-o",
+                             os.path.join(work, "orphan.html"), *runs],
+                            env=dict(os.environ, SCALANA_DOT=orphan),
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    for _ in range(3000):
+        if os.path.exists(pid_file) and os.path.getsize(pid_file):
+            break
+        time.sleep(0.01)
+    proc.kill()
+    proc.wait()
+    t.checks += 1
+    problem = None
+    if not os.path.exists(pid_file):
+        problem = "detect never started its dot program"
+    else:
+        with open(pid_file) as f:
+            if not ended_soon(f.read().strip()):
+                problem = "the dot program outlived the killed detect"
+    print(f"FAIL dot orphan: {problem}" if problem else
+          "ok   dot orphan: the dot program ended with the killed detect")
+    if problem:
+        t.failures.append(f"dot orphan: {problem}")
     marker = "alert('scalana-dot')"
     case("script", printing("script", f"<script>{marker}</script>"),
          "element <script> (not one Graphviz writes)", marker=marker)
