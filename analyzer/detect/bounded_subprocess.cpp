@@ -13,6 +13,7 @@
 #include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,12 +202,19 @@ SubprocessResult RunBoundedSubprocess(const std::vector<std::string> &argv,
     if (::dup2(in.fd, 0) < 0 || ::dup2(out_write.fd, 1) < 0 || devnull < 0 ||
         ::dup2(devnull, 2) < 0)
       ::_exit(127);
+    // Nothing else of ours open in it (the report being written, the debug
+    // reader's socket): the exec status on fd 3, closed on exec, and no more.
+    int status_fd = exec_status_write.fd == 3 ? 3 : ::dup2(exec_status_write.fd, 3);
+    ::fcntl(status_fd, F_SETFD, FD_CLOEXEC);
+#ifdef SYS_close_range
+    ::syscall(SYS_close_range, 4u, ~0u, 0u);
+#endif
     sigset_t none;
     sigemptyset(&none);
     ::sigprocmask(SIG_SETMASK, &none, nullptr);
     ::execve(path.c_str(), cargv.data(), environ);
     int e = errno;
-    ssize_t ignored = ::write(exec_status_write.fd, &e, sizeof e);
+    ssize_t ignored = ::write(status_fd, &e, sizeof e);
     (void)ignored;
     ::_exit(127);
   }

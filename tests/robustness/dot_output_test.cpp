@@ -11,6 +11,7 @@
 #include <csignal>
 #include <cstdio>
 #include <cstdlib>
+#include <fcntl.h>
 #include <functional>
 #include <fstream>
 #include <string>
@@ -164,6 +165,12 @@ TEST(DotOutput, TheSubprocessGetsItsInputAndGivesItsOutput) {
   EXPECT_EQ(r.code, 3);
   EXPECT_EQ(r.output, "out\n");
   EXPECT_EQ(DescribeSubprocessEnd(r, limits), "exit code 3");
+  // It gets its three standard streams and nothing else of this process.
+  int leaked = ::open("/dev/null", O_RDONLY);
+  ASSERT_GE(leaked, 3);
+  r = RunBoundedSubprocess({"sh", "-c", "ls /proc/self/fd"}, "", limits);
+  ::close(leaked);
+  EXPECT_EQ(r.output, "0\n1\n2\n3\n") << "fd 3: the one ls reads /proc/self/fd with";
   r = RunBoundedSubprocess({"sh", "-c", "kill -SEGV $$"}, "", limits);
   EXPECT_EQ(r.end, SubprocessResult::End::Signaled);
   EXPECT_EQ(r.code, SIGSEGV);
