@@ -229,8 +229,9 @@ SubprocessResult RunBoundedSubprocess(const std::vector<std::string> &argv,
   exec_status_write.fd = -1;
   int exec_errno = 0;
   ssize_t got;
-  while ((got = ::read(exec_status_read.fd, &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR) {
-  }
+  do
+    got = ::read(exec_status_read.fd, &exec_errno, sizeof exec_errno);
+  while (got < 0 && errno == EINTR);
   if (got == ssize_t(sizeof exec_errno)) {
     KillGroupAndReap(pid);
     r.error = "cannot run " + argv[0] + ": " + std::strerror(exec_errno);
@@ -244,8 +245,11 @@ SubprocessResult RunBoundedSubprocess(const std::vector<std::string> &argv,
   bool eof = false, leader_ended = false;
   char buf[65536];
   while (!eof) {
-    auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - Clock::now());
-    if (left.count() <= 0) {
+    // Rounded up: a poll cut short of the deadline would end the program
+    // before its time.
+    const Clock::time_point now = Clock::now();
+    auto left = std::chrono::ceil<std::chrono::milliseconds>(deadline - now);
+    if (now >= deadline) {
       r.end = SubprocessResult::End::TimedOut;
       break;
     }

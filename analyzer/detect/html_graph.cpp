@@ -1,6 +1,7 @@
 // The HTML report's PPG picture: the DOT BuildPpgPicture gives, laid out by
 // Graphviz (a subprocess) and inlined as SVG, with the waiting edges it
-// crosses listed under it; a table of the paths when Graphviz is missing.
+// crosses listed under it; a table of the paths when Graphviz is missing,
+// fails, or prints what the page must not hold.
 #include "detect/html_parts.h"
 #include "detect/report_common.h"
 
@@ -40,9 +41,9 @@ bool RunDot(const ReportInput &in, const std::string &dot, std::string *svg, std
     return false;
   }
   if (!r.ok()) {
+    std::string how = DescribeSubprocessEnd(r, limits);
     *why = "Graphviz '" + shown + "' " +
-           (r.end == SubprocessResult::End::Exited ? "failed (" + DescribeSubprocessEnd(r, limits) + ")"
-                                                   : DescribeSubprocessEnd(r, limits));
+           (r.end == SubprocessResult::End::Exited ? "failed (" + how + ")" : how);
     return false;
   }
   std::string problem;
