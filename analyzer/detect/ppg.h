@@ -105,6 +105,12 @@ struct Run {
   // Time in contexts with no frame of the program (MPI progress threads,
   // library start-up): real, but nothing in the program to attribute it to.
   double outside_seconds = 0;
+  // Samples whose frames the binary's debug information names nothing of
+  // (a stripped binary, docs/detect.md section 1), the seconds of their rows
+  // and of MPI rows alike, and the ranks holding any: measured, but placed
+  // on no vertex.
+  uint64_t unplaced_samples = 0, unplaced_ranks = 0;
+  double unplaced_seconds = 0;
   // OpenMP: per slot, the threads of its team (0 where it had none), and
   // the CPU seconds its threads were sampled waiting in the runtime.
   std::vector<int> omp_threads;

@@ -72,6 +72,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
     seen[r] = 1;
     // This rank's seconds start from 0 (Sums).
     run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
+    run.unplaced_seconds = 0;
+    const uint64_t unplaced_before = run.unplaced_samples;
     run.omp_wait_cpu = rate_seconds = 0;
     if (Notable(rd)) {
       RankData head = rd;
@@ -90,6 +92,11 @@ void RunBuilder::State::AddPart(const Profile &part) {
       sampled += secs;
       if (res.outside) {
         run.outside_seconds += secs;
+        continue;
+      }
+      if (res.unplaced) {
+        run.unplaced_seconds += secs;
+        run.unplaced_samples += row.samples;
         continue;
       }
       if (res.vertex == kNoVertex) {
@@ -120,6 +127,10 @@ void RunBuilder::State::AddPart(const Profile &part) {
         run.outside_seconds += row.seconds;
         continue;
       }
+      if (res.unplaced) {
+        run.unplaced_seconds += row.seconds;
+        continue;
+      }
       if (res.vertex == kNoVertex) {
         ++run.unresolved_rows;
         run.unresolved_seconds += row.seconds;
@@ -145,7 +156,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       ++run.dep_rows;
       const Resolved res = at(row.ctx);
       if (res.vertex == kNoVertex) {
-        if (!res.outside)
+        if (!res.outside && !res.unplaced)
           ++run.unresolved_rows;
         continue;
       }
@@ -184,6 +195,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
       SortEdges(run.series[si].edges, seq_refs[si], start);
     touched.clear();
     sums.outside += Fixed(run.outside_seconds);
+    sums.unplaced += Fixed(run.unplaced_seconds);
+    run.unplaced_ranks += run.unplaced_samples > unplaced_before;
     sums.unresolved += Fixed(run.unresolved_seconds);
     sums.approximated += Fixed(run.approximated_seconds);
     sums.omp_wait += Fixed(run.omp_wait_cpu);

@@ -33,6 +33,7 @@ Run RunBuilder::State::Finish() {
 // moved from world ranks to slots.
 void RunBuilder::State::CompactToSlots() {
   run.outside_seconds = Seconds(sums.outside);
+  run.unplaced_seconds = Seconds(sums.unplaced);
   run.unresolved_seconds = Seconds(sums.unresolved);
   run.approximated_seconds = Seconds(sums.approximated);
   run.omp_wait_cpu = Seconds(sums.omp_wait);

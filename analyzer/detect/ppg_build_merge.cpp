@@ -121,6 +121,8 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   o.Put(uint64_t(parts));
   o.Put(uint64_t(ranks_added));
   o.Put(run.unresolved_rows);
+  o.Put(run.unplaced_samples);
+  o.Put(run.unplaced_ranks);
   o.Put(run.approximated_rows);
   o.Put(run.dep_rows);
   o.Put(rate_samples);
@@ -211,11 +213,14 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     min_rank = std::min(min_rank, int(lo));
   ranks_added += added;
   run.unresolved_rows += in.Get<uint64_t>();
+  run.unplaced_samples += in.Get<uint64_t>();
+  run.unplaced_ranks += in.Get<uint64_t>();
   run.approximated_rows += in.Get<uint64_t>();
   run.dep_rows += in.Get<uint64_t>();
   rate_samples += in.Get<uint64_t>();
   const Sums theirs_sums = in.Get<Sums>();
   sums.outside += theirs_sums.outside;
+  sums.unplaced += theirs_sums.unplaced;
   sums.unresolved += theirs_sums.unresolved;
   sums.approximated += theirs_sums.approximated;
   sums.omp_wait += theirs_sums.omp_wait;

@@ -156,7 +156,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << "  " << Safe(run.label) << " (" << RankCount(run.world_size);
     if (run.meta.wall_time > 0)
       out << ", wall " << Fmt("%.3f", run.meta.wall_time) << " s";
-    out << ", busiest rank measured " << Fmt("%.3f", run.total_time) << " s)";
+    out << ", " << MeasuredText(run) << ")";
   }
   out << "\n";
   // Ranks that waited for a core are said before anything measured in wall
@@ -189,7 +189,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "\n== Root causes (backtracking on " << Safe(big.label) << ", "
       << RankCount(big.world_size) << ") ==\n";
   if (r.root_causes.empty())
-    out << "none found: no vertex is abnormal or grows beyond the expected scaling\n";
+    out << Safe(NoCauseText(in)) << "\n";
   if (!r.inconclusive.empty())
     out << Safe(r.inconclusive) << "\n";
   int n = 0;
@@ -376,6 +376,9 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"approximated_contexts", run.approximated_contexts},
                     {"approximated_rows", run.approximated_rows},
                     {"outside_seconds", run.outside_seconds},
+                    {"unplaced_samples", run.unplaced_samples},
+                    {"unplaced_ranks", run.unplaced_ranks},
+                    {"unplaced_seconds", run.unplaced_seconds},
                     {"backtracked", i == r.backtrack_run}});
     PutTimeJson(runs.back(), SummariseTime(run));
     PutRanks(runs.back(), "missing_ranks", run.missing_ranks);

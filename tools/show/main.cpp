@@ -33,6 +33,9 @@ namespace {
 
 struct Resolved {
   bool ok = false;
+  // Frames of the program its debug information names nothing of (a
+  // stripped binary): no vertex, and no raw ids worth showing.
+  bool unplaced = false;
   std::string kind, location, function, label;
   std::vector<std::string> call_lines; // file:line of each call site, outermost first
   // The vertex's calling context as reports print it: "main", "parallel
@@ -72,13 +75,21 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
               ", profile " + p.meta.psg_id + "); locations may be wrong";
     FrameResolver frames(psg, p.meta.binary);
     frames.ResolveProfile(p);
+    std::vector<std::string> warnings =
+        DebugInfoWarnings(frames.stats(), p.meta.binary, p.meta.build_id);
     if (std::string w = DebugReaderWarning(frames.stats(), p.meta.binary); !w.empty())
+      warnings.insert(warnings.begin(), w);
+    for (const std::string &w : warnings)
       *note += std::string(note->empty() ? "warning: " : "; warning: ") + w;
     out.assign(p.contexts.size(), Resolved{});
     size_t unresolved = 0;
     for (size_t i = 0; i < p.contexts.size(); ++i) {
       if (p.contexts[i].empty())
         continue;
+      if (IsUnplacedContext(p.contexts[i])) {
+        out[i].unplaced = true;
+        continue;
+      }
       VertexId v = psg.Resolve(p.contexts[i]);
       if (v == kNoVertex) {
         ++unresolved;
@@ -123,6 +134,8 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
 
 std::string Describe(const Profile &p, const std::vector<Resolved> &res, uint32_t ctx) {
   const Resolved &r = res[ctx];
+  if (r.unplaced)
+    return "unplaced (no symbols)";
   if (!r.ok)
     return RawContext(p.contexts[ctx]);
   std::string s = r.kind;
