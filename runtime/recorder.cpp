@@ -328,20 +328,27 @@ GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
   return info;
 }
 
+// The members of group G (freed here) as world ranks, interned: what a
+// window's or a file's collectives are over.
+GroupInfo TakeGroupLocked(State &s, MPI_Group &g) {
+  std::vector<int> members = ToWorld(g);
+  PMPI_Group_free(&g);
+  GroupInfo info;
+  info.peers = PeersLocked(s, members);
+  info.comm_index = CommIndexLocked(s, std::move(members));
+  return info;
+}
+
 GroupInfo WinGroupLocked(State &s, MPI_Win win) {
   auto it = s.win_cache.find(win);
   if (it != s.win_cache.end())
     return it->second;
-  GroupInfo info;
   MPI_Group g;
   if (win == MPI_WIN_NULL || PMPI_Win_get_group(win, &g) != MPI_SUCCESS) {
     CountError("win_group");
-    return info;
+    return GroupInfo{};
   }
-  std::vector<int> members = ToWorld(g);
-  PMPI_Group_free(&g);
-  info.peers = PeersLocked(s, members);
-  info.comm_index = CommIndexLocked(s, std::move(members));
+  GroupInfo info = TakeGroupLocked(s, g);
   s.win_cache.emplace(win, info);
   return info;
 }
@@ -350,16 +357,12 @@ GroupInfo FileGroupLocked(State &s, MPI_File fh) {
   auto it = s.file_cache.find(fh);
   if (it != s.file_cache.end())
     return it->second;
-  GroupInfo info;
   MPI_Group g;
   if (fh == MPI_FILE_NULL || PMPI_File_get_group(fh, &g) != MPI_SUCCESS) {
     CountError("file_group");
-    return info;
+    return GroupInfo{};
   }
-  std::vector<int> members = ToWorld(g);
-  PMPI_Group_free(&g);
-  info.peers = PeersLocked(s, members);
-  info.comm_index = CommIndexLocked(s, std::move(members));
+  GroupInfo info = TakeGroupLocked(s, g);
   s.file_cache.emplace(fh, info);
   return info;
 }
