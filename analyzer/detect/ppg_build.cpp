@@ -146,7 +146,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       s.mpi[r] += float(row.seconds);
       s.calls[r] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[r]));
     }
-    run.rank_time[r] = MainThreadTime(rd, sampled, sampled_in_mpi);
+    arrived_time.push_back({int32_t(r), MainThreadTime(rd, sampled, sampled_in_mpi)});
     if (!rd.thread_info.empty() && run.omp_threads.empty())
       run.omp_threads.assign(cap, 0);
     AddThreadTimes(

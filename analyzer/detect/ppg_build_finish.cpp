@@ -57,7 +57,6 @@ void RunBuilder::State::CompactToSlots() {
   // Per world rank -> per slot (nothing moves when every rank is present).
   if (size_t(nslots) != cap) {
     Compact(run.rank_cpu, run.ranks, 1);
-    Compact(run.rank_time, run.ranks, 1);
     Compact(run.omp_threads, run.ranks, 1);
     for (VertexSeries &s : run.series) {
       Compact(s.cpu, run.ranks, 1);
@@ -68,8 +67,10 @@ void RunBuilder::State::CompactToSlots() {
   }
   if (run.rank_cpu.empty())
     run.rank_cpu.assign(size_t(nslots), 0.f);
-  if (run.rank_time.empty())
-    run.rank_time.assign(size_t(nslots), RankTime{});
+  run.rank_time.assign(size_t(nslots), RankTime{});
+  for (const ArrivedTime &a : arrived_time)
+    run.rank_time[size_t(run.slot_of_rank[size_t(a.rank)])] = a.time;
+  std::vector<ArrivedTime>().swap(arrived_time);
   for (VertexSeries &s : run.series) {
     for (ThreadTime &t : s.threads)
       t.slot = run.slot_of_rank[t.slot];

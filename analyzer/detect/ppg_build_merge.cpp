@@ -177,7 +177,8 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   // Then the arrays, straight from where they are, each freed once sent.
   SendSlice(link, to, seen, lo, hi, 1);
   SendSlice(link, to, run.rank_cpu, lo, hi, 1);
-  SendSlice(link, to, run.rank_time, lo, hi, 1);
+  link.SendTail(to, arrived_time);
+  Free(arrived_time);
   SendSlice(link, to, run.omp_threads, lo, hi, 1);
   for (size_t i = 0; i < run.series.size(); ++i) {
     VertexSeries &s = run.series[i];
@@ -282,7 +283,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
   }
   RecvSlice(link, from, seen, lo, 1);
   RecvSlice(link, from, run.rank_cpu, lo, 1);
-  RecvSlice(link, from, run.rank_time, lo, 1);
+  link.RecvAppend(from, arrived_time);
   RecvSlice(link, from, run.omp_threads, lo, 1);
   for (const Incoming &inc : series) {
     const VertexId v = vertex_of[inc.context];

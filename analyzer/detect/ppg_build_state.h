@@ -91,6 +91,14 @@ struct RunBuilder::State {
   int max_rank = -1;
   size_t cap = 0; // world ranks the arrays below hold
   std::vector<uint8_t> seen;
+  // Each rank's time split as it arrives, placed into slots at the end: 36
+  // bytes a rank would be 150 MB for a world of 2^22 declared ranks with few
+  // present, while only the present ranks have one.
+  struct ArrivedTime {
+    int32_t rank;
+    RankTime time;
+  };
+  std::vector<ArrivedTime> arrived_time;
   std::unordered_map<Context, Resolved, ContextHash> contexts;
   std::unordered_multimap<uint64_t, uint32_t> comm_ids; // CommMembers::Hash -> Run::comms
   uint64_t rate_samples = 0;
@@ -141,7 +149,6 @@ struct RunBuilder::State {
     cap = n;
     seen.resize(cap, 0);
     run.rank_cpu.resize(cap, 0.f);
-    run.rank_time.resize(cap);
     for (VertexSeries &s : run.series) {
       if (!s.cpu.empty())
         s.cpu.resize(cap, 0.f);

@@ -201,7 +201,9 @@ def stage_setup(t):
         subprocess.run([t.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np),
                         # Format 2: the cases below are built from its document.
                         t.scalana, "prof", "-o", t.base(np), "--write-group", "0", "--",
-                        t.binary],
+                        # A root cause to report: the stripped and dot
+                        # cases compare and draw it.
+                        t.binary, "--inject"],
                        env=env, check=True, timeout=120)
         if not os.path.exists(os.path.join(t.base(np), "profile.json.gz")):
             t.failures.append(f"no profile written at {np} ranks")
