@@ -21,7 +21,7 @@ jobs=$(nproc)
 packages=(build-essential cmake ninja-build pkg-config git
   llvm-19-dev llvm-19-tools clang-19 flang-19 libclang-rt-19-dev
   libopenmpi-dev openmpi-bin libpapi-dev papi-tools libunwind-dev
-  nlohmann-json3-dev libcli11-dev libgtest-dev zlib1g-dev python3 file
+  nlohmann-json3-dev libcli11-dev libgtest-dev librapidcheck-dev zlib1g-dev python3 file
   libomp-19-dev graphviz chromium python3-venv)
 missing=()
 for p in "${packages[@]}"; do

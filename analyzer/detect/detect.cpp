@@ -154,9 +154,13 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     rc.io = x.kind == VertexKind::Mpi && IsIoOperation(x.label);
   }
 
+  // --- No figure past what the run supports (cause_bounds.cpp).
+  BoundCauseFigures(psg, big, res.root_causes);
+
   // --- The order of the causes (rank_causes.cpp), and whether the data can
   // tell (inconclusive.cpp).
   RankCauses(opts, res);
+  SumSavings(res);
   if (std::string hint = CommLayerHint(psg, res.root_causes); !hint.empty())
     res.hints.push_back(std::move(hint));
   res.inconclusive = Inconclusive(res.root_causes, big);

@@ -146,6 +146,12 @@ struct RootCause {
   std::vector<PathStep> path; // the first path that reached it, start first
   std::vector<CounterEvidence> evidence;
   double culprit_time = 0, median_time = 0;
+  // The most time any rank spends at the cause (summed over a line's
+  // contexts): what waiting at a communication cause can add up to.
+  double most_time_here = 0;
+  // Figures that went past what the run supports and were held to it
+  // (cause_bounds.cpp), one sentence each: what was bounded, by what.
+  std::vector<std::string> bounds;
   // Sampled computation only: the cost in samples, its ratio to the noise of
   // the median's sample count, whether that is too thin to be repeatable
   // (under 5 standard deviations) and how many times longer (or at how many
@@ -204,6 +210,10 @@ struct DetectResult {
   std::vector<NonScalableVertex> non_scalable;
   std::vector<AbnormalVertex> abnormal; // all runs, largest excess first
   std::vector<RootCause> root_causes;   // computation, then communication; largest cost first
+  // The wall-time savings of the causes listed, summed, when that exceeds
+  // the largest run's wall time (0 otherwise): they overlap, one fix's
+  // saving partly another's (the same waits, one critical path).
+  double savings_sum = 0, savings_wall = 0;
   // Set when computation causes were found but none clear of sampling
   // noise: one sentence saying so and what run length or rate would tell.
   std::string inconclusive;

@@ -180,6 +180,14 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
 // cut to opts.top. rank_causes.cpp.
 void RankCauses(const DetectOptions &opts, DetectResult &res);
 
+// Every cause's figures held to what the run supports (cause_bounds.cpp):
+// cost within the time it was measured from, waits within the waits that
+// exist, savings within the wall time; each figure bounded is said.
+void BoundCauseFigures(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+// The savings of the causes listed against the wall time: set when they
+// sum past it (DetectResult::savings_sum).
+void SumSavings(DetectResult &res);
+
 // With computation causes but none of them clear of sampling noise: one
 // sentence saying so and what run would tell; else empty. inconclusive.cpp.
 std::string Inconclusive(const std::vector<RootCause> &causes, const Run &big);

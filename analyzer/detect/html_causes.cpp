@@ -82,6 +82,8 @@ void WriteCauseSummary(const ReportInput &in, std::ostream &out) {
       << RankCount(BigRun(in).world_size) << ")</h2>\n";
   if (!r.inconclusive.empty())
     out << "<p class=inconclusive><b>" << HtmlEscape(r.inconclusive) << "</b></p>\n";
+  if (std::string overlap = SavingsOverlapText(r); !overlap.empty())
+    out << "<p class=inconclusive>" << HtmlEscape(overlap) << "</p>\n";
   if (r.root_causes.empty()) {
     out << "<p>" << HtmlEscape(NoCauseText(in)) << "</p>\n";
     return;
@@ -147,6 +149,8 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
     if (rc.waiting_ranks > 0)
       out << ", " << Fmt("%.3f", rc.waits_caused) << " s of waiting on "
           << HtmlEscape(RankCount(rc.waiting_ranks)) << " traced to it";
+    for (const std::string &b : rc.bounds)
+      out << "<br>bounded: " << HtmlEscape(b);
     out << "<br>why: " << HtmlEscape(WhyText(rc)) << "<br>";
     if (rc.communication)
       out << "communication that no computation explains: " << HtmlEscape(rc.explanation) << "<br>";

@@ -58,6 +58,7 @@ void MergeLineContexts(const Psg &psg, const Run &big, std::vector<RootCause> &c
     // across scales read "time over its median").
     into.cost_is_growth = into.cost_is_growth || c.cost_is_growth;
     into.culprit_time += c.culprit_time;
+    into.most_time_here += c.most_time_here;
     into.median_time += c.median_time;
     // Waits traced from either context are mostly the same waits: the
     // larger, not the sum, is what a fix of the line gives back.

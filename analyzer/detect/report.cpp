@@ -192,12 +192,14 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << Safe(NoCauseText(in)) << "\n";
   if (!r.inconclusive.empty())
     out << Safe(r.inconclusive) << "\n";
+  if (std::string overlap = SavingsOverlapText(r); !overlap.empty())
+    out << overlap << "\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
     out << "\n#" << ++n << "  " << (rc.io ? "io" : ToString(x.kind)) << " at "
-        << Safe(Where(in.psg, rc.vertex))
-        << "  (" << Safe(FunctionName(in.psg, rc.vertex)) << ")\n";
+        << Safe(Where(in.psg, rc.vertex)) << "  (" << Safe(FunctionName(in.psg, rc.vertex))
+        << ")\n";
     out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex)))
         << (rc.contexts > 1 ? "  (the costliest of the line's " + std::to_string(rc.contexts) +
                                   " contexts; figures are the line's)"
@@ -233,6 +235,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
           << rc.waiting_threads << " other thread" << (rc.waiting_threads == 1 ? "" : "s")
           << " of rank " << rc.culprit_rank;
     out << "\n";
+    for (const std::string &b : rc.bounds)
+      out << "    bounded:   " << Safe(b) << "\n";
     out << "    why:       " << WhyText(rc) << "\n";
     if (rc.communication) {
       out << "    grows:     per rank, " << rc.small_ranks << " -> " << rc.big_ranks << " ranks:";
@@ -454,6 +458,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"abnormal", rc.abnormal},
          {"non_scalable", rc.non_scalable},
          {"pmu", ev},
+         {"bounds", rc.bounds},
          {"path", path}});
     PutRanks(causes.back(), "ranks", rc.ranks);
   }
@@ -465,6 +470,10 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                                             : "inconclusive";
   if (!r.inconclusive.empty())
     doc["inconclusive"] = r.inconclusive;
+  if (r.savings_sum > 0)
+    doc["savings_overlap"] = {{"sum_seconds", r.savings_sum},
+                              {"wall_seconds", r.savings_wall},
+                              {"text", SavingsOverlapText(r)}};
   WriteHotSpotsJson(in, doc);
   json ns = json::array();
   for (const NonScalableVertex &n : r.non_scalable) {

@@ -105,8 +105,8 @@ std::string Fmt(const char *fmt, double x) {
 std::string RankCount(int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); }
 
 std::string MeasuredText(const Run &run) {
-  std::string n = std::to_string(run.unplaced_samples) +
-                  (run.unplaced_samples == 1 ? " sample" : " samples");
+  std::string n =
+      std::to_string(run.unplaced_samples) + (run.unplaced_samples == 1 ? " sample" : " samples");
   // A stripped binary's samples exist: 0 s would say the ranks did nothing.
   if (run.unplaced_samples && run.total_time <= 0)
     return n + " measured, none placed (no symbols)";
@@ -239,6 +239,16 @@ std::string CostShares(const RootCause &rc) {
           Fmt("%.3f", rc.rank_cpu) + " s, ";
   return out + Percent(rc.cost_seconds, rc.wall_time) + " of the run's " +
          Fmt("%.3f", rc.wall_time) + " s wall time";
+}
+
+std::string SavingsOverlapText(const DetectResult &r) {
+  if (r.savings_sum <= 0)
+    return "";
+  return "savings overlap: the causes listed would save " + Fmt("%.3f", r.savings_sum) +
+         " s fixed one at a time, more than the run's " + Fmt("%.3f", r.savings_wall) +
+         " s wall time, so at least " + Fmt("%.3f", r.savings_sum - r.savings_wall) +
+         " s of it is counted twice (the same waits, or one critical path): fixing all saves at "
+         "most the wall time";
 }
 
 const Run &BigRun(const ReportInput &in) { return in.runs[in.result.backtrack_run]; }

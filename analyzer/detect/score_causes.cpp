@@ -82,6 +82,8 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
     rc.culprit_time = slot >= 0 ? ExclusiveTime(psg, *s, slot) : 0;
     rc.median_time = med;
     for (int i = 0; i < big.nslots(); ++i)
+      rc.most_time_here = std::max(rc.most_time_here, ExclusiveTime(psg, *s, i));
+    for (int i = 0; i < big.nslots(); ++i)
       if (costs.Abnormal(rc.vertex, big.ranks[i])) {
         rc.abnormal = true;
         if (std::find(rc.ranks.begin(), rc.ranks.end(), big.ranks[i]) == rc.ranks.end())

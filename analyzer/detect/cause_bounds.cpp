@@ -1,0 +1,97 @@
+// No figure of a cause past what the run can support (docs/detect.md,
+// "Bounds"). The cost estimates come from models and medians over noisy
+// ranks; a growth fitted across scales can exceed the time it was fitted
+// from, and a wait traced along several paths can count one wait twice.
+// Each figure is held to the measurement it rests on, and the report says
+// which were, so a reader never sees a cost above the culprit's own time.
+#include "detect/detect_stages.h"
+
+#include <algorithm>
+#include <cstdio>
+
+namespace scalana {
+
+using namespace detect_internal;
+
+namespace {
+
+std::string Seconds(double s) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3f s", s);
+  return buf;
+}
+
+// Past LIMIT by more than rounding: figures are printed to the millisecond.
+bool Exceeds(double value, double limit) { return value > limit + 5e-4 + 1e-9 * limit; }
+
+// Waiting that exists on the ranks other than CULPRIT's: their MPI time and
+// the main thread's OpenMP waits (0 when no rank's split was measured).
+double WaitsElsewhere(const Run &big, int culprit) {
+  double sum = 0;
+  for (int i = 0; i < big.nslots() && size_t(i) < big.rank_time.size(); ++i)
+    if (big.ranks[i] != culprit)
+      sum += double(big.rank_time[i].mpi) + double(big.rank_time[i].omp_wait);
+  return sum;
+}
+
+} // namespace
+
+void BoundCauseFigures(const Psg &psg, const Run &big, std::vector<RootCause> &causes) {
+  for (RootCause &rc : causes) {
+    // 1. The cost within the time it was measured from: a computation's
+    // (or a thread's) own time there on the culprit; at a communication
+    // or I/O call, the longest any rank spends there.
+    const bool at_call = rc.communication && !rc.thread_imbalance;
+    const double own = at_call ? std::max(rc.most_time_here, rc.culprit_time) : rc.culprit_time;
+    if (own > 0 && Exceeds(rc.cost_seconds, own)) {
+      const std::string whose =
+          at_call               ? "the most any rank spends here"
+          : rc.thread_imbalance ? "the culprit thread's own time here"
+                                : "rank " + std::to_string(rc.culprit_rank) + "'s own time here";
+      rc.bounds.push_back("cost held to " + Seconds(own) + ", " + whose + ": the estimate, " +
+                          Seconds(rc.cost_seconds) + ", " +
+                          (rc.cost_is_growth ? "a growth fitted across scales, " : "") +
+                          "exceeded it");
+      rc.cost_seconds = own;
+      const double hz = big.sample_rate;
+      if (hz > 0 && psg.vertex(rc.vertex).kind != VertexKind::Mpi)
+        SetSampleEvidence(rc, rc.cost_seconds, rc.median_time, hz);
+    }
+    if (big.total_time > 0)
+      rc.score = std::min(1.0, rc.cost_seconds / big.total_time);
+
+    // 2. Waits traced to it within the waits that exist on the other ranks.
+    if (const double waits = WaitsElsewhere(big, rc.culprit_rank);
+        waits > 0 && Exceeds(rc.waits_caused, waits)) {
+      rc.bounds.push_back("waits traced held to " + Seconds(waits) +
+                          ", all the MPI and OpenMP waiting of the other ranks: the paths "
+                          "counted " +
+                          Seconds(rc.waits_caused) + ", some waits more than once");
+      rc.waits_caused = waits;
+    }
+
+    // 3. A fix saves at most what the cause costs, and never more than the
+    // run lasted.
+    const double saved = std::min(rc.saved_seconds, rc.cost_seconds);
+    if (rc.wall_time > 0 && Exceeds(saved, rc.wall_time)) {
+      rc.bounds.push_back("saving held to the run's " + Seconds(rc.wall_time) + " wall time");
+      rc.saved_seconds = rc.wall_time;
+    } else {
+      rc.saved_seconds = std::max(0.0, saved);
+    }
+  }
+}
+
+void SumSavings(DetectResult &res) {
+  double sum = 0, wall = 0;
+  for (const RootCause &rc : res.root_causes) {
+    sum += rc.saved_seconds;
+    wall = std::max(wall, rc.wall_time);
+  }
+  if (wall > 0 && Exceeds(sum, wall)) {
+    res.savings_sum = sum;
+    res.savings_wall = wall;
+  }
+}
+
+} // namespace scalana
