@@ -96,7 +96,7 @@ int main(int argc, char **argv) {
     CheckRunDirs(run_dirs); // every process alike: all end here, process 0 says why
   } catch (const Error &e) {
     if (me == 0)
-      std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
+      std::fprintf(stderr, "scalana detect: error: %s\n", cli::Echoed(e.what()).c_str());
     return 1;
   }
   load.shards = shards.get();
@@ -126,7 +126,7 @@ int main(int argc, char **argv) {
     for (const std::string &w : loaded.warnings)
       result.warnings.push_back(w);
     for (const std::string &w : result.warnings)
-      std::fprintf(stderr, "scalana detect: warning: %s\n", EscapeControls(w).c_str());
+      std::fprintf(stderr, "scalana detect: warning: %s\n", cli::Echoed(w).c_str());
     ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
     // Relative source paths start at the compilation directory recorded in
     // the PSG (the report tries it first); then beside the binary, then here.
@@ -159,7 +159,7 @@ int main(int argc, char **argv) {
     // Messages quote file content (ids, names, JSON parser excerpts).
     if (tty)
       std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana detect: error: %s\n", cli::Echoed(e.what()).c_str());
     return fail(1);
   } catch (const std::bad_alloc &) {
     if (tty)
@@ -168,7 +168,7 @@ int main(int argc, char **argv) {
                          "machine's memory (or its ulimit -v)\n");
     return fail(1);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana detect: internal error: %s\n", EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana detect: internal error: %s\n", cli::Echoed(e.what()).c_str());
     return fail(2);
   } catch (...) {
     std::fprintf(stderr, "scalana detect: internal error: unknown exception\n");
