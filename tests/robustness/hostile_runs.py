@@ -12,6 +12,8 @@ Stages (each a ctest entry; `setup` is the fixture of the others):
             directory names: escaped in every text output
   messages  link loops, zlib/raw/truncated/corrupt data: each says what it is
   options   numeric options that are not finite or out of range: exit 2
+  echo      values echoed in messages (newlines, ESC, 10 KB) by prof, detect,
+            show, psg, export, the wrappers and the runtime: escaped and cut
   impossible numbers the profile's own numbers contradict, duplicate keys
   binary    the binary the profile names, corrupted: a section header past the
             end of the file, flipped bits in its DWARF sections. `show`,
@@ -639,9 +641,103 @@ def stage_binary(t):
             t.check(f"{what}: bits flipped in {sec} (case {n})", args, status=0)
 
 
+FORGED = "5\n\x1b[31mscalana prof: forged"
+BIG = "9" * 10240
+
+
+def echoed(*phrases, most=2000):
+    """VERIFY: PHRASES on stderr, no control byte but newlines, no line
+    forged by a value (one starting "forged" or "scalana prof: forged"),
+    and at most MOST bytes: a 10 KB value is cut."""
+    def verify(out, err):
+        why = no_controls("\n")(out, err)
+        if why:
+            return why
+        text = err.decode("utf-8", "replace")
+        for phrase in phrases:
+            if phrase not in text:
+                return f"stderr lacks {phrase!r}"
+        if any(l.startswith(("forged", "scalana prof: forged")) for l in text.splitlines()):
+            return "a value forged a line"
+        if len(err) > most:
+            return f"{len(err)} bytes on stderr: the value was not cut"
+        return None
+    return verify
+
+
+def stage_echo(t):
+    """Values echoed back in messages, by every front end: escaped (ESC and
+    newlines as \\xNN, no forged line) and cut at 200 bytes with the full
+    length stated."""
+    never = os.path.join(t.cases, "never")
+    prof = [t.scalana, "prof", "-o", never]
+    esc = "5\\x0a\\x1b[31mscalana prof: forged"
+    cut = "9" * 200 + "... (10240 bytes)"
+    cases = [
+        ("prof --hz newline+ESC", prof + ["--hz", FORGED, "--", "true"], {}, 2, [esc]),
+        ("prof --hz 10 KB", prof + ["--hz", BIG, "--", "true"], {}, 2, [cut]),
+        ("prof SCALANA_HZ newline+ESC", prof + ["--", "true"], {"SCALANA_HZ": FORGED}, 2,
+         [esc + "' is not valid (--hz)"]),
+        ("prof SCALANA_SAMPLER 10 KB", prof + ["--", "true"], {"SCALANA_SAMPLER": BIG}, 2, [cut]),
+        ("prof --force=newline+ESC", prof + ["--force=" + FORGED, "--", "true"], {}, 2, [esc]),
+        ("prof unknown option (CLI11)", prof + ["--bogus=" + FORGED, "--", "true"], {}, 2,
+         ["--bogus=" + esc]),
+        ("prof -o a file named with ESC", [t.scalana, "prof", "-o",
+                                           os.path.join(t.cases, "file\x1b[2J\nforged"), "--",
+                                           "true"], {}, 2,
+         ["file\\x1b[2J\\x0aforged exists and is not a directory"]),
+        ("detect --top newline+ESC", t.detect(t.base(1), t.base(2)) + ["--top", FORGED], {}, 2,
+         [esc]),
+        ("detect 10 KB run directory", t.detect(t.base(1), "/nonexistent/" + BIG), {}, 1,
+         ["... (10253 bytes)"]),
+        ("show --format newline+ESC", t.show(t.base(2), "--format", FORGED), {}, 2, [esc]),
+        ("show 10 KB run directory", t.show("/nonexistent/\x1b[2J" + BIG), {}, 1,
+         ["/nonexistent/\\x1b[2J", "... (10257 bytes)"]),
+        ("psg 10 KB binary", [t.scalana, "psg", "/nonexistent/" + BIG], {}, 1, ["(10253 bytes)"]),
+        ("export --format ESC", [t.scalana, "export", "--format", FORGED, "-o",
+                                 os.path.join(t.cases, "x.json"), t.base(2)], {}, 2, [esc]),
+        ("scalana unknown command", [t.scalana, FORGED], {}, 2, [esc]),
+        ("scalana-cc --showme:newline+ESC", [os.path.join(t.bin_dir, "scalana-cc"),
+                                             "--showme:" + FORGED], {}, 1,
+         ["unrecognized option: --showme:" + esc]),
+    ]
+    with open(os.path.join(t.cases, "file\x1b[2J\nforged"), "w"):
+        pass
+    for name, args, env, status, phrases in cases:
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            t.check(name, args, status=status, verify=echoed(*phrases))
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    # The runtime's own messages: a program started without the launcher,
+    # a value only the runtime reads.
+    out = t.case_dir("echo-runtime")
+    lib = os.path.join(t.bin_dir, "..", "lib", "libscalana-rt.so")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_mpi_yield_when_idle="1")
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        t.check("runtime SCALANA_HZ newline+ESC",
+                [t.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "1",
+                 "-x", "LD_PRELOAD=" + lib, "-x", "SCALANA_OUTPUT=" + out,
+                 "-x", "SCALANA_HZ=" + FORGED, t.binary], status=0,
+                verify=echoed("scalana: SCALANA_HZ='" + esc + "' is not valid (--hz): expected "
+                              "1..10000; the default 1000 is used", most=100000))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 STAGES = {"setup": stage_setup, "sizes": stage_sizes, "special": stage_special,
           "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages,
-          "options": stage_options, "impossible": stage_impossible, "binary": stage_binary}
+          "options": stage_options, "impossible": stage_impossible, "binary": stage_binary,
+          "echo": stage_echo}
 
 
 def main():
