@@ -220,8 +220,7 @@ void WarnUnusableOptions() noexcept {
         continue;
       std::string err = config::Validate(o, v);
       if (!err.empty())
-        std::fprintf(stderr, "scalana: %s; the default %s is used\n",
-                     EscapeControls(err).c_str(),
+        std::fprintf(stderr, "scalana: %s; the default %s is used\n", EscapeControls(err).c_str(),
                      *o.default_value ? o.default_value : "(computed)");
     }
   } catch (...) {
@@ -401,8 +400,8 @@ void PrintFinalSummary(const std::string &file, int size, const FinalTotals &t, 
     std::fprintf(stderr,
                  "scalana: wrote %s: %d ranks, %llu samples, %llu dropped, "
                  "%llu runtime errors%s\n",
-                 Echoed(file).c_str(), size, (unsigned long long)t.samples, (unsigned long long)t.dropped,
-                 (unsigned long long)t.errors,
+                 Echoed(file).c_str(), size, (unsigned long long)t.samples,
+                 (unsigned long long)t.dropped, (unsigned long long)t.errors,
                  t.errors ? " (see `scalana show` for the list)" : "");
 }
 
@@ -530,7 +529,7 @@ bool ClaimRunDir(const char *run_id) noexcept {
       return false;
     }
     if (c.kind == rundir::Claim::kOwned)
-      rundir::MoveHigh(c.fd, true); // held, with its lock, until the process ends
+      rundir::MoveHigh(c.fd, true);   // held, with its lock, until the process ends
     rundir::AppendRunId(dir, run_id); // else the rank files still carry the id
   } catch (...) {
     // The rank files carry the run id all the same.

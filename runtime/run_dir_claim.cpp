@@ -109,9 +109,7 @@ bool WriteRecord(int fd, const std::string &token, bool locked) {
   return ftruncate(fd, 0) == 0 && WriteAt(fd, text, 0);
 }
 
-double Age(const struct stat &st) {
-  return std::difftime(std::time(nullptr), st.st_mtime);
-}
+double Age(const struct stat &st) { return std::difftime(std::time(nullptr), st.st_mtime); }
 
 enum class Liveness { kRunning, kEnded, kUnknown };
 
@@ -187,7 +185,8 @@ JobRecord ParseJobRecord(const std::string &text) {
       continue;
     }
     size_t sp = line.find(' ');
-    std::string key = line.substr(0, sp), value = sp == std::string::npos ? "" : line.substr(sp + 1);
+    std::string key = line.substr(0, sp),
+                value = sp == std::string::npos ? "" : line.substr(sp + 1);
     if (key == "host")
       r.host = value;
     else if (key == "boot")
@@ -319,12 +318,13 @@ Claim ClaimJobFile(const std::string &dir, const std::string &job, bool force,
                        "a run directory from a running job)");
       return Refused(EchoValue(dir) + " is claimed by " + DescribeJob(r) +
                      ", and whether that job still runs cannot be told from this host (its lock "
-                     "is not seen here): choose another --output, or remove " + EchoValue(path) +
-                     " if it has ended");
+                     "is not seen here): choose another --output, or remove " +
+                     EchoValue(path) + " if it has ended");
     }
     if (r.job == token) // nothing of another run to refuse
-      return WriteRecord(fd, token, got) ? Prepared(fd, dir, force, own_claim)
-                                         : (close(fd), Refused(cannot_write + std::strerror(errno)));
+      return WriteRecord(fd, token, got)
+                 ? Prepared(fd, dir, force, own_claim)
+                 : (close(fd), Refused(cannot_write + std::strerror(errno)));
     if (!force && HasProfileFiles(dir)) {
       close(fd);
       return Refused(AnotherRun(dir, " (" + DescribeJob(r) + ", which has ended)"));

@@ -17,9 +17,9 @@ struct JobRecord {
   std::string job, host, boot, start;
   long long pid = 0;
   unsigned long long pid_start = 0; // the process's start, in clock ticks after boot
-  bool whole = false;  // its "lock" line seen: the claimer finished writing it
-  bool locked = false; // the claimer holds a lock on the file
-  bool ready = false;  // the directory is prepared: the job's ranks may start
+  bool whole = false;               // its "lock" line seen: the claimer finished writing it
+  bool locked = false;              // the claimer holds a lock on the file
+  bool ready = false;               // the directory is prepared: the job's ranks may start
 };
 JobRecord ParseJobRecord(const std::string &text);
 JobRecord ReadJobRecord(const std::string &dir); // DIR's; empty when none

@@ -336,8 +336,7 @@ void InitSampling() {
   if (rank <= 0 && (Verbose() || Sampler().kind == SampleSource::None)) {
     std::fprintf(stderr, "scalana: sampling %s at %g Hz%s%s%s\n", Sampler().source.c_str(),
                  Sampler().hz, Sampler().note.empty() ? "" : " (",
-                 EscapeControls(Sampler().note).c_str(),
-                 Sampler().note.empty() ? "" : ")");
+                 EscapeControls(Sampler().note).c_str(), Sampler().note.empty() ? "" : ")");
   }
 }
 

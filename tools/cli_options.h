@@ -55,9 +55,7 @@ inline std::vector<std::string> &ArgsSeen() {
 
 // MESSAGE (an error of CLI11 or of the readers, quoting the command line's
 // values: a path, an option's text) escaped, each value echoed cut.
-inline std::string Echoed(std::string_view message) {
-  return EchoInMessage(message, ArgsSeen());
-}
+inline std::string Echoed(std::string_view message) { return EchoInMessage(message, ArgsSeen()); }
 
 // Parses ARGV for APP. Returns -1 to go on, else the exit status: 0 after
 // --help, 2 after any bad command line (printed as "TOOL: error: ...", the

@@ -43,8 +43,9 @@ TEST(RobustEcho, ValuesInAMessageEchoedTheRestEscaped) {
   std::string path = "/runs/" + std::string(5000, 'a'), odd = "x\ny";
   std::string msg = path + "/profile.json.gz: cannot read; also " + odd + " \x1b[2J";
   std::string e = EchoInMessage(msg, {path, odd, "-o"});
-  EXPECT_EQ(e, "/runs/" + std::string(194, 'a') + "... (5006 bytes)/profile.json.gz: cannot read; "
-                                                   "also x\\x0ay \\x1b[2J");
+  EXPECT_EQ(e, "/runs/" + std::string(194, 'a') +
+                   "... (5006 bytes)/profile.json.gz: cannot read; "
+                   "also x\\x0ay \\x1b[2J");
   EXPECT_EQ(e.find('\n'), std::string::npos);
   // The message's own line ends kept where asked; a value's never.
   EXPECT_EQ(EchoInMessage("bad: x\ny\nType --help\n", {odd}, "\n"), "bad: x\\x0ay\nType --help\n");

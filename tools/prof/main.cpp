@@ -132,7 +132,7 @@ void PrepareRunDir(const std::string &dir, bool force) {
 std::string HelpFor(const Option &o) {
   std::string def = *o.default_value ? o.default_value : "scalana-<program>-np<ranks>";
   return std::string(o.help) + " [env " + o.env + ", default " + def +
-         (o.type == Type::Choice || o.type == Type::Uint
+         (o.type == Type::Choice || o.type == Type::Uint || o.type == Type::Bool
               ? std::string(", accepted ") + scalana::config::Describe(o)
               : std::string()) +
          "]";
@@ -167,10 +167,7 @@ int main(int argc, char **argv) {
     if (*o.short_option)
       names = std::string("-") + o.short_option + "," + names;
     if (o.type == Type::Bool) {
-      std::string with_default = std::string("--") + o.long_option + "{1}";
-      if (*o.short_option)
-        with_default = std::string("-") + o.short_option + "{1}," + with_default;
-      flag_options[o.env] = app.add_flag(with_default, flag_text[o.env], HelpFor(o));
+      flag_options[o.env] = app.add_flag(names, flag_text[o.env], HelpFor(o));
     } else {
       app.add_option_function<std::string>(
              names, [&given, env = o.env](const std::string &v) { given[env] = v; }, HelpFor(o))
@@ -202,7 +199,8 @@ int main(int argc, char **argv) {
       continue;
     given[o.env] = "1";
     for (int i = 1; i < options_end; ++i)
-      for (std::string name : {std::string("--") + o.long_option, std::string("-") + o.short_option})
+      for (std::string name :
+           {std::string("--") + o.long_option, std::string("-") + o.short_option})
         if (name.size() > 1 && std::strncmp(argv[i], (name + "=").c_str(), name.size() + 1) == 0)
           given[o.env] = argv[i] + name.size() + 1;
   }

@@ -5,10 +5,10 @@
 // kShowEachRankUpTo ranks the text folds the per-rank tables over the ranks
 // (rank_summary.h): 32,768 ranks printed one by one made 3.9 million lines.
 #include "rank_summary.h"
+#include "scalana/echo.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
 #include "scalana/sampling_checks.h"
-#include "scalana/echo.h"
 #include "scalana/text_escape.h"
 #ifdef SCALANA_HAVE_PSG
 #include "../cli_options.h"
@@ -321,7 +321,8 @@ int main(int argc, char **argv) {
                          "memory (or its ulimit -v)\n");
     return 1;
   } catch (const std::exception &e) { // a bug, not bad input: still no abort
-    std::fprintf(stderr, "scalana show: internal error: %s\n", scalana::cli::Echoed(e.what()).c_str());
+    std::fprintf(stderr, "scalana show: internal error: %s\n",
+                 scalana::cli::Echoed(e.what()).c_str());
     return 1;
   } catch (...) {
     std::fprintf(stderr, "scalana show: internal error: unknown exception\n");

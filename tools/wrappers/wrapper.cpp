@@ -27,8 +27,8 @@
 #include "compat.h"
 #include "diagnostics.h"
 #include "notices.h"
-#include "showme.h"
 #include "scalana/echo.h"
+#include "showme.h"
 
 #include <algorithm>
 #include <cerrno>
