@@ -203,8 +203,11 @@ int FileRank() {
 // newline or be 10 KB long.
 std::string Echoed(const std::string &text) {
   std::vector<std::string> values;
-  if (g_fixed)
-    values.push_back(g_fixed->run_dir);
+  {
+    std::lock_guard<std::mutex> lock(g_fixed_mutex);
+    if (g_fixed)
+      values.push_back(g_fixed->run_dir);
+  }
   return EchoInMessage(text, values);
 }
 

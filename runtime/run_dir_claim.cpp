@@ -66,6 +66,33 @@ unsigned long long ProcessStart(long long pid) {
   return start;
 }
 
+// Field 4 of /proc/PID/stat, its parent; 0 when unknown.
+long long ParentOf(long long pid) {
+  std::string stat = ReadSmall(("/proc/" + std::to_string(pid) + "/stat").c_str());
+  size_t paren = stat.rfind(')');
+  if (paren == std::string::npos)
+    return 0;
+  std::istringstream in(stat.substr(paren + 1));
+  std::string state;
+  long long ppid = 0;
+  in >> state >> ppid;
+  return ppid;
+}
+
+// R's claim was made by this process, or by one it descends from on this
+// machine: the launcher, before it exec'd the program, or put before the
+// MPI launcher (`scalana prof -- mpirun ...`), whose job id the ranks do
+// not share. Its lock would refuse the job's own ranks.
+bool MadeByThisJobsLauncher(const JobRecord &r) {
+  if (!r.ready || r.pid <= 0 || r.boot.empty() || r.boot != BootId() || r.host != HostName())
+    return false;
+  long long pid = getpid();
+  for (int depth = 0; pid > 1 && depth < 64; ++depth, pid = ParentOf(pid))
+    if (pid == r.pid)
+      return r.pid_start == 0 || ProcessStart(pid) == r.pid_start;
+  return false;
+}
+
 std::string UtcNow() {
   char buf[32];
   std::time_t now = std::time(nullptr);
@@ -162,65 +189,6 @@ void Sleep10ms() {
 
 } // namespace
 
-std::string JobToken(const std::string &job) {
-  std::string t = job.substr(0, 200);
-  for (char &c : t)
-    if (uint8_t(c) <= ' ' || uint8_t(c) >= 0x7f)
-      c = '_';
-  return t;
-}
-
-JobRecord ParseJobRecord(const std::string &text) {
-  JobRecord r;
-  std::istringstream in(text);
-  std::string line;
-  bool first = true;
-  // Only whole lines: a record being written may end in a partial one.
-  while (std::getline(in, line)) {
-    if (in.eof())
-      break;
-    if (first) {
-      r.job = line.substr(0, line.find(' '));
-      first = false;
-      continue;
-    }
-    size_t sp = line.find(' ');
-    std::string key = line.substr(0, sp),
-                value = sp == std::string::npos ? "" : line.substr(sp + 1);
-    if (key == "host")
-      r.host = value;
-    else if (key == "boot")
-      r.boot = value;
-    else if (key == "pid")
-      r.pid = std::atoll(value.c_str());
-    else if (key == "pid_start")
-      r.pid_start = std::strtoull(value.c_str(), nullptr, 10);
-    else if (key == "start")
-      r.start = value;
-    else if (key == "lock")
-      r.whole = true, r.locked = value == "1";
-    else if (key == "ready")
-      r.ready = true;
-  }
-  return r;
-}
-
-JobRecord ReadJobRecord(const std::string &dir) {
-  return ParseJobRecord(ReadSmall((dir + "/" + kJobFile).c_str()));
-}
-
-std::string DescribeJob(const JobRecord &r) {
-  std::string s = "job " + (r.job.empty() ? std::string("(unnamed)") : EchoValue(r.job));
-  std::string details;
-  if (!r.host.empty())
-    details += "host " + EchoValue(r.host);
-  if (r.pid > 0)
-    details += (details.empty() ? "" : ", ") + std::string("pid ") + std::to_string(r.pid);
-  if (!r.start.empty())
-    details += (details.empty() ? "" : ", ") + std::string("started ") + EchoValue(r.start);
-  return details.empty() ? s : s + " (" + details + ")";
-}
-
 Claim ClaimJobFile(const std::string &dir, const std::string &job, bool force,
                    const std::string &own_claim, double wait_seconds) {
   const std::string path = dir + "/" + kJobFile, token = JobToken(job);
@@ -269,10 +237,7 @@ Claim ClaimJobFile(const std::string &dir, const std::string &job, bool force,
                                        "--output");
     }
     JobRecord r = ReadRecord(fd);
-    // This job's, ready; or made by this very process (the launcher, before
-    // it exec'd the program), whose lock would refuse it.
-    bool own_process = r.ready && r.pid == getpid() && !r.boot.empty() && r.boot == BootId();
-    if ((r.job == token && r.ready) || own_process) {
+    if ((r.job == token && r.ready) || MadeByThisJobsLauncher(r)) {
       close(fd);
       Claim c;
       c.kind = Claim::kJoined;

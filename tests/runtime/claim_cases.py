@@ -123,6 +123,12 @@ def case_one_job(args):
         check_whole(args, d, run_line(job_file(d))[0], "race %d" % (attempt + 1))
     # 4. Claims left by jobs that are gone, and one that cannot be judged.
     case_left_claims(args, exe)
+    # 5. The launcher put before mpirun holds the claim itself: the ranks,
+    # of another job id, descend from it and are its job.
+    d = tempfile.mkdtemp(prefix="scalana-outer-")
+    rt.run([os.path.join(args.bin, "scalana"), "prof", "-o", d, "--"] + rt.mpirun(args.np) +
+           [exe, "finalize", "0.3"])
+    check_whole(args, d, run_line(job_file(d))[0], "scalana prof -- mpirun")
 
 
 def fake_record(out, host, boot, pid, lock, extra=""):
