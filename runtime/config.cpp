@@ -22,8 +22,10 @@ std::vector<std::string> Split(const std::string &s, char sep) {
   return out;
 }
 
+// Decimal digits, no sign, no leading zero (which some read as octal), at
+// most 19 of them (fits 64 bits).
 bool ParseUint(const std::string &s, unsigned long long *out) {
-  if (s.empty() || s.size() > 19)
+  if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0'))
     return false;
   unsigned long long v = 0;
   for (char c : s) {

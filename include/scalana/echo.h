@@ -15,6 +15,9 @@
 namespace scalana {
 
 inline constexpr size_t kEchoMaxBytes = 200;
+// A whole message (values from files in it, lists of files) is cut too, at
+// a bound no useful message reaches.
+inline constexpr size_t kMessageMaxBytes = 8192;
 
 // V escaped; past MAX bytes of escaped text, cut (never inside an escape or
 // a UTF-8 character) and followed by "... (N bytes)", N the length of V.
@@ -63,7 +66,10 @@ inline std::string EchoInMessage(std::string_view message, const std::vector<std
     plain.clear();
     i += best->first.size();
   }
-  return out + EscapeControls(plain, keep);
+  out += EscapeControls(plain, keep);
+  // Escaped already: only the cut applies (escapes are printable; kept
+  // line ends would not be).
+  return out.size() > kMessageMaxBytes && keep.empty() ? EchoValue(out, kMessageMaxBytes) : out;
 }
 
 // The arguments of a command line, for EchoInMessage.

@@ -56,6 +56,13 @@ TEST(RobustEcho, ValuesInAMessageEchoedTheRestEscaped) {
   EXPECT_EQ(ArgValues(2, argv), args);
 }
 
+TEST(RobustEcho, WholeMessagesBounded) {
+  // A message quoting a 50 KB string from a file (no command-line value).
+  std::string from_file(50000, 'b');
+  std::string e = EchoInMessage("binary " + from_file + " not found", {});
+  EXPECT_EQ(e, "binary " + std::string(kMessageMaxBytes - 7, 'b') + "... (50017 bytes)");
+}
+
 TEST(RobustEcho, JobRecordReadAsWritten) {
   rundir::JobRecord r = rundir::ParseJobRecord(
       "job-7\nhost n01\nboot b-1\npid 42\npid_start 99\nstart 2026-01-01T00:00:00Z\nlock 1\n"

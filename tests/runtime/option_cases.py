@@ -1,5 +1,6 @@
 """Cases of test_runtime.py for the values `scalana prof` takes: a Bool,
-Uint or Choice option accepts exactly what runtime/config_table.h says,
+Uint or Choice option accepts exactly what runtime/config_table.h says
+(a number: decimal digits, no sign, no leading zero),
 in its option form (--force=2) and its environment form (SCALANA_FORCE=2)
 alike; anything else stops the launcher (status 2) before the program
 starts.
@@ -30,13 +31,14 @@ REFUSED = [
     ("--hz=5x", ("SCALANA_HZ", "-5")),
     ("--hz=99999999999999999999", ("SCALANA_HZ", "18446744073709551621")),
     ("--snapshot=-0", ("SCALANA_SNAPSHOT", "1.")),
+    ("--hz=010", ("SCALANA_HZ", "0010")),
     ("--sampler=Timer", ("SCALANA_SAMPLER", "TIMER")),
     ("--sampler=timer ", ("SCALANA_SAMPLER", "timer\n")),
     ("--snapshot-files=node,rank", ("SCALANA_SNAPSHOT_FILES", "Node")),
 ]
 # Accepted: the bare flag, and exactly 0 and 1.
 ACCEPTED = [["--force"], ["-f"], ["--force=0"], ["--force=1"], ["-v"], ["--verbose=0"],
-            ["--hz=5"], ["--sampler=timer"]]
+            ["--hz=5"], ["--snapshot=0"], ["--sampler=timer"]]
 ACCEPTED_ENV = [("SCALANA_FORCE", "0"), ("SCALANA_FORCE", "1"), ("SCALANA_VERBOSE", "1"),
                 ("SCALANA_OMP_WORKSHARING", "0")]
 
