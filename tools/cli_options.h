@@ -1,6 +1,6 @@
 // The numeric options of every offline tool: each value must be a finite
 // number in its range, or the tool stops at once with a plain message and
-// exit status 2 (docs/tools.md, "Options"). One place, so no tool accepts
+// exit status 2 (docs/detect.md, section 7). One place, so no tool accepts
 // `nan`, a negative count or a 300-digit number that another refuses.
 #pragma once
 
