@@ -70,6 +70,20 @@ def case_strict_values(args):
         p = rt.run(prof + ["-o", tempfile.mkdtemp(), "--", "true"], expect_ok=False,
                    env=dict(rt.env(), **{var: value}))
         rt.check(p.returncode == 0, "%s=%s refused: %s" % (var, value, p.stderr))
+    # The last occurrence counts: seen on a directory holding an ended job's
+    # profile, which only --force takes.
+    for flags, taken in ((["--force=0", "--force"], True), (["--force", "--force=0"], False),
+                         (["-f", "--force=0"], False), (["--force=0", "-f"], True)):
+        d = tempfile.mkdtemp()
+        with open(os.path.join(d, ".scalana-job"), "w") as f:
+            f.write("old-job\nrun old-run\n")  # an older version's record: ended
+        os.utime(os.path.join(d, ".scalana-job"), (1, 1))
+        with open(os.path.join(d, "profile.json.gz"), "wb") as f:
+            f.write(b"old")
+        p = rt.run(prof + ["-o", d] + flags + ["--", "true"], expect_ok=False)
+        rt.check((p.returncode == 0) == taken and
+                 (taken or "holds the profile of another run" in p.stderr),
+                 "%s: forced %s: %d %s" % (flags, taken, p.returncode, p.stderr))
     # The command line wins over the environment, and only its value is read.
     p = rt.run(prof + ["-o", tempfile.mkdtemp(), "--force=0", "--", "true"], expect_ok=False,
                env=dict(rt.env(), SCALANA_FORCE="2"))

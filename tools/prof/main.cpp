@@ -201,7 +201,10 @@ int main(int argc, char **argv) {
     for (int i = 1; i < options_end; ++i)
       for (std::string name :
            {std::string("--") + o.long_option, std::string("-") + o.short_option})
-        if (name.size() > 1 && std::strncmp(argv[i], (name + "=").c_str(), name.size() + 1) == 0)
+        if (name.size() > 1 && argv[i] == name)
+          given[o.env] = "1"; // the last occurrence counts, as for CLI11
+        else if (name.size() > 1 &&
+                 std::strncmp(argv[i], (name + "=").c_str(), name.size() + 1) == 0)
           given[o.env] = argv[i] + name.size() + 1;
   }
   if (split == argc)
