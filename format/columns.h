@@ -9,7 +9,10 @@
 
 namespace scalana::detail {
 
-inline constexpr uint64_t kColumnsLayout = 1; // the first varint of the inflated block
+// The first varint of the inflated block: 2 adds the time-accounting columns
+// (ranks.on_cpu, ranks.run_delay, ranks.cores, thread_info.run_delay,
+// thread_info.wall_seconds) after all of layout 1's, which stays readable.
+inline constexpr uint64_t kColumnsLayout = 2;
 // Communicator members a block may expand to, in all (runs make a world
 // communicator a few bytes; this bounds what a hostile block makes of them).
 inline constexpr uint64_t kMaxBlockCommMembers = uint64_t(8) * kMaxWorldSize;

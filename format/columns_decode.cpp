@@ -30,6 +30,7 @@ struct Block {
   Profile p;
   std::vector<std::string> strings{""};
   int64_t ranks_limit = kMaxWorldSize;
+  uint64_t layout = kColumnsLayout;
 
   double Seconds(ByteReader &c, const Where &at, const char *what) {
     uint64_t ns = c.Var();
@@ -188,6 +189,12 @@ void Block::Ranks(uint64_t nranks) {
   auto tv = cols("thread_vertices", {"ctx", "thread", "samples", "cpu_seconds"});
   auto omp = cols(
       "omp", {"ctx", "thread", "kind", "count", "seconds", "samples", "cpu_seconds", "iterations"});
+  // Layout 1 has no time-accounting columns: those figures stay 0 (not measured).
+  std::vector<ByteReader> timed;
+  if (layout >= 2)
+    for (const char *n : {"ranks.on_cpu", "ranks.run_delay", "ranks.cores", "thread_info.run_delay",
+                          "thread_info.wall_seconds"})
+      timed.push_back(in.Column(n));
   in.ExpectEnd();
   const size_t ncounters = meta.sampling.counters.size();
   const size_t max_counters = meta.world_size > 0 || ncounters ? ncounters : kMaxCounters;
@@ -213,6 +220,11 @@ void Block::Ranks(uint64_t nranks) {
     d.samples_dropped = rc[kDropped].Var();
     d.cpu_time = Seconds(rc[kCpu], here, "cpu_time");
     d.sampling_blocked = Seconds(rc[kBlocked], here, "sampling_blocked");
+    if (!timed.empty()) {
+      d.on_cpu = Seconds(timed[0], here, "on_cpu");
+      d.run_delay = Seconds(timed[1], here, "run_delay");
+      d.cores = int(timed[2].Var(1 << 20, "cores"));
+    }
     uint64_t end = rc[kEnd].Var(511, "the end flags");
     d.snapshot = end & 1;
     d.end_signal = int(end >> 1);
@@ -324,6 +336,10 @@ void Block::Ranks(uint64_t nranks) {
       t.omp_thread = int(omp_thread);
       t.samples = info[2].Var();
       t.cpu_seconds = Seconds(info[3], row, "CPU seconds");
+      if (!timed.empty()) {
+        t.run_delay = Seconds(timed[3], row, "run delay");
+        t.wall_seconds = Seconds(timed[4], row, "wall seconds");
+      }
       if (!known.insert(t.index).second)
         Bad(row, "thread", "names thread " + std::to_string(t.index) + " twice");
       d.thread_info.push_back(t);
@@ -364,7 +380,7 @@ void Block::Ranks(uint64_t nranks) {
     }
     p.ranks.push_back(std::move(d));
   }
-  for (auto *cs : {&err, &vert, &mpi, &deps, &info, &tv, &omp})
+  for (auto *cs : {&err, &vert, &mpi, &deps, &info, &tv, &omp, &timed})
     for (const ByteReader &c : *cs)
       c.ExpectEnd();
   for (const ByteReader &c : rc)
@@ -382,9 +398,10 @@ Profile DecodeColumns(const std::string &bytes, const std::string &origin,
   if (meta.world_size > 0)
     b.ranks_limit = meta.world_size;
   uint64_t layout = b.in.Var();
-  if (layout != kColumnsLayout)
-    b.in.Fail("columnar layout " + std::to_string(layout) + " is not supported (expected " +
+  if (layout < 1 || layout > kColumnsLayout)
+    b.in.Fail("columnar layout " + std::to_string(layout) + " is not supported (expected 1 to " +
               std::to_string(kColumnsLayout) + ")");
+  b.layout = layout;
   uint64_t nranks = b.in.Var();
   if (nranks > uint64_t(b.ranks_limit))
     b.in.Fail(std::to_string(nranks) + " ranks, more than the " + std::to_string(b.ranks_limit) +

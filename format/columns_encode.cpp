@@ -115,6 +115,7 @@ std::string EncodeColumns(const Profile &g) {
   Strings strings;
   ByteWriter rc[kRankCols];
   ByteWriter err[2], vert[4], mpi[5], deps[9], info[4], tv[4], omp[8];
+  ByteWriter timed[5]; // layout 2: ranks' on_cpu, run_delay, cores; threads' run_delay, wall
   int prev_rank = -1;
   int64_t prev_pid = 0;
   for (const RankData &r : g.ranks) {
@@ -132,6 +133,9 @@ std::string EncodeColumns(const Profile &g) {
     rc[kDropped].Var(r.samples_dropped);
     rc[kCpu].Var(Nanos(r.cpu_time));
     rc[kBlocked].Var(Nanos(r.sampling_blocked));
+    timed[0].Var(Nanos(r.on_cpu));
+    timed[1].Var(Nanos(r.run_delay));
+    timed[2].Var(uint64_t(uint32_t(r.cores)));
     rc[kEnd].Var(uint64_t(uint32_t(r.end_signal)) << 1 | (r.snapshot ? 1 : 0));
     rc[kNVert].Var(r.vertices.size());
     rc[kNMpi].Var(r.mpi.size());
@@ -181,6 +185,8 @@ std::string EncodeColumns(const Profile &g) {
       info[1].Signed(t.omp_thread);
       info[2].Var(t.samples);
       info[3].Var(Nanos(t.cpu_seconds));
+      timed[3].Var(Nanos(t.run_delay));
+      timed[4].Var(Nanos(t.wall_seconds));
     }
     for (const ThreadRow &t : r.thread_vertices) {
       tv[0].Var(t.ctx);
@@ -211,6 +217,8 @@ std::string EncodeColumns(const Profile &g) {
         std::pair{info, 4}, std::pair{tv, 4}, std::pair{omp, 8}})
     for (int k = 0; k < n; ++k)
       out.Column(table[k]);
+  for (const ByteWriter &c : timed)
+    out.Column(c);
   return Deflate(out.out);
 }
 

@@ -33,16 +33,22 @@ void ReadThreads(const json &r, const Path &at, RankData &d, const CtxIndex &ctx
     for (size_t k = 0; k < Arr(*v, ip).size(); ++k) {
       Path row = Element(ip, k);
       // [index, OpenMP thread] before a thread's samples and CPU time were
-      // kept, [index, OpenMP thread, samples, CPU seconds] since.
+      // kept, [index, OpenMP thread, samples, CPU seconds] until its run
+      // delay and lifetime were, [..., run delay, wall seconds] since.
       const json &t = (*v)[k];
-      if (Arr(t, row).size() != 2)
-        Row(t, row, 4);
+      size_t n = Arr(t, row).size();
+      if (n != 2 && n != 4 && n != 6)
+        Bad(row, "has " + std::to_string(n) + " elements, expected 2, 4 or 6");
       ThreadInfo out;
       out.index = uint32_t(Int(t[0], Element(row, 0, "thread"), 0, INT32_MAX));
       out.omp_thread = int(Int(t[1], Element(row, 1, "OpenMP thread"), -1, INT32_MAX));
-      if (t.size() == 4) {
+      if (n >= 4) {
         out.samples = Count(t[2], Element(row, 2, "samples"));
         out.cpu_seconds = Seconds(t[3], Element(row, 3, "CPU seconds"));
+      }
+      if (n == 6) {
+        out.run_delay = Seconds(t[4], Element(row, 4, "run delay"));
+        out.wall_seconds = Seconds(t[5], Element(row, 5, "wall seconds"));
       }
       if (!known.emplace(out.index, true).second)
         Bad(row, "names thread " + std::to_string(out.index) + " twice");
@@ -296,6 +302,12 @@ private:
       d.cpu_time = Seconds(*v, Member(at, "cpu_time"));
     if (const json *v = Opt(r, "sampling_blocked"))
       d.sampling_blocked = Seconds(*v, Member(at, "sampling_blocked"));
+    if (const json *v = Opt(r, "on_cpu"))
+      d.on_cpu = Seconds(*v, Member(at, "on_cpu"));
+    if (const json *v = Opt(r, "run_delay"))
+      d.run_delay = Seconds(*v, Member(at, "run_delay"));
+    if (const json *v = Opt(r, "cores"))
+      d.cores = int(Int(*v, Member(at, "cores"), 0, 1 << 20));
   }
 
   void ReadVertexRows(const json &vertices, const Path &vp, RankData &d) const {

@@ -84,11 +84,18 @@ json ProfileToJsonValue(const Profile &p) {
       ranks.back()["cpu_time"] = r.cpu_time;
     if (r.sampling_blocked > 0)
       ranks.back()["sampling_blocked"] = r.sampling_blocked;
+    if (r.on_cpu > 0 || r.run_delay > 0) {
+      ranks.back()["on_cpu"] = r.on_cpu;
+      ranks.back()["run_delay"] = r.run_delay;
+    }
+    if (r.cores > 0)
+      ranks.back()["cores"] = r.cores;
     // The thread dimension (optional): only where the rank had threads.
     if (!r.thread_info.empty()) {
       json info = json::array(), rows = json::array(), omp = json::array();
       for (const ThreadInfo &t : r.thread_info)
-        info.push_back({t.index, t.omp_thread, t.samples, t.cpu_seconds});
+        info.push_back(
+            {t.index, t.omp_thread, t.samples, t.cpu_seconds, t.run_delay, t.wall_seconds});
       for (const ThreadRow &t : r.thread_vertices)
         rows.push_back({t.ctx, t.thread, t.samples, t.cpu_seconds});
       for (const OmpRow &o : r.omp)

@@ -94,7 +94,7 @@ namespace scalana {
 void RoundTimesToNanos(Profile &p) {
   auto round = [](double &s) { s = double(detail::Nanos(s)) / 1e9; };
   for (RankData &r : p.ranks) {
-    for (double *t : {&r.wall_time, &r.cpu_time, &r.sampling_blocked})
+    for (double *t : {&r.wall_time, &r.cpu_time, &r.sampling_blocked, &r.on_cpu, &r.run_delay})
       round(*t);
     for (VertexRow &v : r.vertices)
       round(v.cpu_seconds);
@@ -103,7 +103,8 @@ void RoundTimesToNanos(Profile &p) {
     for (DepRow &d : r.deps)
       round(d.wait_seconds);
     for (ThreadInfo &t : r.thread_info)
-      round(t.cpu_seconds);
+      for (double *x : {&t.cpu_seconds, &t.run_delay, &t.wall_seconds})
+        round(*x);
     for (ThreadRow &t : r.thread_vertices)
       round(t.cpu_seconds);
     for (OmpRow &o : r.omp) {

@@ -18,6 +18,7 @@ HANDLE_F2C = {
     "MPI_Comm": "MPI_Comm_f2c", "MPI_Datatype": "MPI_Type_f2c", "MPI_Op": "MPI_Op_f2c",
     "MPI_Win": "MPI_Win_f2c", "MPI_Info": "MPI_Info_f2c", "MPI_Group": "MPI_Group_f2c",
     "MPI_Request": "MPI_Request_f2c", "MPI_Errhandler": "MPI_Errhandler_f2c",
+    "MPI_File": "MPI_File_f2c",
 }
 CLASSES = {"p2p_blocking", "p2p_nonblocking", "completion", "collective", "one_sided", "other"}
 
@@ -144,10 +145,10 @@ def fortran_wrappers(op, params):
             fparams.append("MPI_Fint *%s_f" % v)
             fargs.append(v + "_f")
             pre.append("int %s = *%s_f;" % (v, v))
-        elif base == "MPI_Aint" and not p["array"]:
-            fparams.append("MPI_Aint *%s_f" % v)
+        elif base in ("MPI_Aint", "MPI_Offset") and not p["array"]:
+            fparams.append("%s *%s_f" % (base, v))
             fargs.append(v + "_f")
-            pre.append("MPI_Aint %s = *%s_f;" % (v, v))
+            pre.append("%s %s = *%s_f;" % (base, v, v))
         elif base in HANDLE_F2C and not p["array"]:
             fparams.append("MPI_Fint *%s_f" % v)
             fargs.append(v + "_f")

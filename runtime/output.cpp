@@ -156,6 +156,8 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
   r.pid = getpid();
   r.threads = ThreadCount();
   r.wall_time = p.meta.wall_time;
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  r.cores = cores > 0 && cores < (1 << 20) ? int(cores) : 0;
   if (!SnapshotMpi(p, r, lock_seconds))
     return false;
   for (const auto &[what, n] : ErrorCounts(lock_seconds))

@@ -29,6 +29,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -162,6 +163,7 @@ struct State {
   std::unordered_map<std::vector<int>, std::unique_ptr<const std::vector<int>>, VecHash> peer_lists;
   std::unordered_map<MPI_Comm, GroupInfo> comm_cache;
   std::unordered_map<MPI_Win, GroupInfo> win_cache;
+  std::unordered_map<MPI_File, GroupInfo> file_cache;
 };
 
 State &S() {
@@ -274,6 +276,24 @@ std::vector<int> ToWorld(MPI_Group group) {
 
 namespace {
 
+// An intercommunicator's members as world ranks: its two groups, each in its
+// own rank order, the one holding the lower world rank first. Either side
+// computes the same list from its local and remote group.
+std::vector<int> BothGroups(std::vector<int> local, const std::vector<int> &remote) {
+  auto lowest = [](const std::vector<int> &g) {
+    int low = INT_MAX; // ranks outside this world (MPI_UNDEFINED) go last
+    for (int r : g)
+      if (r >= 0)
+        low = std::min(low, r);
+    return low;
+  };
+  bool local_first = lowest(local) <= lowest(remote);
+  std::vector<int> both = local_first ? local : remote;
+  const std::vector<int> &second = local_first ? remote : local;
+  both.insert(both.end(), second.begin(), second.end());
+  return both;
+}
+
 // Lock held. Computed once per communicator (MPI calls outside the lock would
 // be nicer, but these are cheap local queries).
 GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
@@ -293,8 +313,13 @@ GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
   int inter = 0;
   PMPI_Comm_test_inter(comm, &inter);
   if (inter && PMPI_Comm_remote_group(comm, &g) == MPI_SUCCESS) {
-    info.peers = PeersLocked(s, ToWorld(g));
+    // Point-to-point peers are ranks of the remote group; the communicator
+    // itself is both groups, listed alike on both sides (BothGroups), so
+    // that a send and its receive name the same one.
+    std::vector<int> remote = ToWorld(g);
     PMPI_Group_free(&g);
+    info.peers = PeersLocked(s, remote);
+    members = BothGroups(std::move(members), remote);
   } else {
     info.peers = PeersLocked(s, members);
   }
@@ -303,21 +328,42 @@ GroupInfo CommGroupLocked(State &s, MPI_Comm comm) {
   return info;
 }
 
+// The members of group G (freed here) as world ranks, interned: what a
+// window's or a file's collectives are over.
+GroupInfo TakeGroupLocked(State &s, MPI_Group &g) {
+  std::vector<int> members = ToWorld(g);
+  PMPI_Group_free(&g);
+  GroupInfo info;
+  info.peers = PeersLocked(s, members);
+  info.comm_index = CommIndexLocked(s, std::move(members));
+  return info;
+}
+
 GroupInfo WinGroupLocked(State &s, MPI_Win win) {
   auto it = s.win_cache.find(win);
   if (it != s.win_cache.end())
     return it->second;
-  GroupInfo info;
   MPI_Group g;
   if (win == MPI_WIN_NULL || PMPI_Win_get_group(win, &g) != MPI_SUCCESS) {
     CountError("win_group");
-    return info;
+    return GroupInfo{};
   }
-  std::vector<int> members = ToWorld(g);
-  PMPI_Group_free(&g);
-  info.peers = PeersLocked(s, members);
-  info.comm_index = CommIndexLocked(s, std::move(members));
+  GroupInfo info = TakeGroupLocked(s, g);
   s.win_cache.emplace(win, info);
+  return info;
+}
+
+GroupInfo FileGroupLocked(State &s, MPI_File fh) {
+  auto it = s.file_cache.find(fh);
+  if (it != s.file_cache.end())
+    return it->second;
+  MPI_Group g;
+  if (fh == MPI_FILE_NULL || PMPI_File_get_group(fh, &g) != MPI_SUCCESS) {
+    CountError("file_group");
+    return GroupInfo{};
+  }
+  GroupInfo info = TakeGroupLocked(s, g);
+  s.file_cache.emplace(fh, info);
   return info;
 }
 
@@ -360,11 +406,13 @@ template <typename Handle> struct GroupCache {
 // Constant-initialised: no guard on access.
 SCALANA_TLS GroupCache<MPI_Comm> tl_comms;
 SCALANA_TLS GroupCache<MPI_Win> tl_wins;
+SCALANA_TLS GroupCache<MPI_File> tl_files;
 
 } // namespace
 
 GroupInfo CommGroup(MPI_Comm comm) { return tl_comms.Get(comm, CommGroupLocked); }
 GroupInfo WinGroup(MPI_Win win) { return tl_wins.Get(win, WinGroupLocked); }
+GroupInfo FileGroup(MPI_File fh) { return tl_files.Get(fh, FileGroupLocked); }
 
 // ---- MpiCall
 
@@ -676,6 +724,51 @@ void Coll(MpiCall &call, MPI_Comm comm, uint64_t bytes) noexcept {
     uint32_t w = call.dep_weight();
     AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, g.comm_index, w, bytes * w,
                      call.seconds() * w);
+  });
+}
+
+// A collective MPI-IO operation: a collective over the file's group.
+void FileColl(MpiCall &call, MPI_File fh, uint64_t bytes) noexcept {
+  call.add_bytes(bytes);
+  if (!call.dep_weight())
+    return;
+  Guarded("file_coll", [&] {
+    GroupInfo g = FileGroup(fh);
+    uint32_t w = call.dep_weight();
+    AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, g.comm_index, w, bytes * w,
+                     call.seconds() * w);
+  });
+}
+
+namespace {
+// The file MPI_File_close is closing on this thread and its group, found
+// before the call frees the handle (the group cannot be asked after).
+struct ClosingFile {
+  MPI_File fh;
+  GroupInfo group;
+};
+SCALANA_TLS ClosingFile tl_closing_file;
+} // namespace
+
+void FileClosing(MPI_File fh) noexcept {
+  tl_closing_file.fh = fh;
+  Guarded("file_closing", [&] { tl_closing_file.group = FileGroup(fh); });
+}
+
+// A later file may get the same handle: the caches forget this one.
+void FileClosed(MpiCall &call) noexcept {
+  const ClosingFile closed = tl_closing_file;
+  tl_closing_file = ClosingFile{};
+  Guarded("file_closed", [&] {
+    {
+      State &s = S();
+      std::lock_guard<std::timed_mutex> lock(s.mu);
+      g_handles_generation.fetch_add(1);
+      s.file_cache.erase(closed.fh);
+    }
+    if (uint32_t w = call.dep_weight(); w && closed.group.peers)
+      AddUnnumberedDep(call, call.context(), DepKind::Coll, -1, closed.group.comm_index, w, 0,
+                       call.seconds() * w);
   });
 }
 

@@ -166,6 +166,11 @@ void CommCreated(MpiCall &call, MPI_Comm parent, MPI_Comm created) noexcept;
 void CommFreed(MPI_Comm comm) noexcept;
 void WinCreated(MPI_Win win) noexcept;
 void WinFreed(MpiCall &call, MPI_Win win) noexcept;
+// MPI-IO collectives: collectives over the file's group (the communicator it
+// was opened on, from MPI_File_get_group, cached per handle until closed).
+void FileColl(MpiCall &call, MPI_File fh, uint64_t bytes) noexcept;
+void FileClosing(MPI_File fh) noexcept;
+void FileClosed(MpiCall &call) noexcept;
 
 // Scratch buffers (thread-local, reused) for substituted statuses and the
 // C form of Fortran arguments.

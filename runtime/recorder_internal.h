@@ -139,6 +139,7 @@ __attribute__((always_inline)) inline void Guarded(const char *what, F &&f) noex
 // Handle -> group of world ranks, cached per thread (recorder.cpp).
 GroupInfo CommGroup(MPI_Comm comm);
 GroupInfo WinGroup(MPI_Win win);
+GroupInfo FileGroup(MPI_File fh);
 // PEER, a rank of G's group (or MPI_ANY_SOURCE), as a world rank; -1 unknown.
 inline int32_t PeerWorld(const GroupInfo &g, int peer) {
   if (peer == MPI_ANY_SOURCE)

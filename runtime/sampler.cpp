@@ -5,7 +5,9 @@
 #include "modules.h"
 #include "runtime.h"
 #include "scalana/text_escape.h"
+#include "signal_safe/schedstat.h"
 #include "signal_safe/signal_safe_entry.h"
+#include "wall_clock.h"
 
 #include <dlfcn.h>
 #include <papi.h>
@@ -173,6 +175,22 @@ struct TrampolineArg {
   void *arg;
 };
 
+// A thread that leaves by pthread_exit never returns to the trampoline: a
+// key's destructor ends its sampling then, while its CPU clock still reads
+// (the stretch it had the signal blocked is closed at its end).
+pthread_key_t g_thread_end_key;
+bool g_thread_end_key_made;
+
+void ThreadEnded(void *p) {
+  auto *t = static_cast<ThreadSamples *>(p);
+  if (t && !t->end_cpu_ns)
+    StopThread(t);
+}
+
+void MakeThreadEndKey() {
+  g_thread_end_key_made = pthread_key_create(&g_thread_end_key, ThreadEnded) == 0;
+}
+
 void *Trampoline(void *p) {
   TrampolineArg a = *static_cast<TrampolineArg *>(p);
   std::free(p);
@@ -184,11 +202,15 @@ void *Trampoline(void *p) {
     t->unwinding = 0;
     g_threads.fetch_add(1);
     StartThread(t);
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, MakeThreadEndKey);
+    if (g_thread_end_key_made)
+      pthread_setspecific(g_thread_end_key, t);
   } else {
     CountError("thread_table_alloc");
   }
   void *result = a.start(a.arg);
-  if (t)
+  if (t && !t->end_cpu_ns)
     StopThread(t);
   return result;
 }
@@ -200,11 +222,26 @@ SamplerState &Sampler() {
   return *state;
 }
 
-void StartThread(ThreadSamples *t) {
-  SamplerState &s = Sampler();
+namespace {
+// The thread's clocks when sampling starts on it: its CPU clock, for the CPU
+// time its samples stand for, and the kernel's account with the wall clock,
+// for the split of its lifetime (schedstat.h).
+void BeginThreadClocks(ThreadSamples *t) {
   t->last_cpu_ns = t->start_cpu_ns = ThreadCpuNs();
   clockid_t clock;
   t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
+  t->tid = int(syscall(SYS_gettid));
+  SchedTimes st;
+  t->sched_ok = ReadSchedTimes(0, &st);
+  t->start_on_cpu_ns = st.on_cpu_ns;
+  t->start_run_delay_ns = st.run_delay_ns;
+  t->start_wall_ns = MonotonicNs();
+}
+} // namespace
+
+void StartThread(ThreadSamples *t) {
+  SamplerState &s = Sampler();
+  BeginThreadClocks(t);
   if (s.kind == SampleSource::None)
     return;
   StartThreadMask(t);
@@ -223,6 +260,12 @@ void StartThread(ThreadSamples *t) {
 void StopThread(ThreadSamples *t) {
   StopSources(t);
   t->end_cpu_ns = std::max<uint64_t>(1, ThreadCpuNs());
+  SchedTimes st;
+  if (t->sched_ok && ReadSchedTimes(0, &st)) {
+    t->end_on_cpu_ns = st.on_cpu_ns;
+    t->end_run_delay_ns = st.run_delay_ns;
+  }
+  t->end_wall_ns = MonotonicNs();
 }
 
 void StopSampling() {
@@ -326,9 +369,7 @@ void InitSampling() {
   ScanModules();
   PrepareUnwinding();
   g_threads.store(1);
-  t->last_cpu_ns = t->start_cpu_ns = ThreadCpuNs();
-  clockid_t clock;
-  t->cpu_clock = pthread_getcpuclockid(pthread_self(), &clock) == 0 ? int(clock) : -1;
+  BeginThreadClocks(t);
   ChooseSource(t);
   StartThreadMask(t);
   g_sampling_enabled.store(Sampler().kind != SampleSource::None);

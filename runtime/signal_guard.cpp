@@ -2,22 +2,22 @@
 // its number are recorded as the program's own disposition (our handler hands
 // the program's signals on to it), and its sigprocmask()/pthread_sigmask()
 // are watched so that the CPU time spent with the signal blocked is measured,
-// not silently missing. Every other signal passes straight through.
+// not silently missing (blocked_time.cpp). Every other signal passes straight
+// through, but for handlers whose mask blocks ours (blocked_time.cpp).
 //
 // Why interpose rather than pick another number: the program may install a
 // handler for any real-time signal at any time after we chose ours (the
 // number was free at load), and a profiler that loses its signal loses its
 // samples while the program's handler receives signals it never asked for.
+#include "program_action.h"
 #include "runtime.h"
 #include "signal_safe/signal_safe_entry.h"
 
 #include <dlfcn.h>
 #include <signal.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <atomic>
 #include <cstring>
 
@@ -33,81 +33,30 @@ template <typename Fn> Fn Next(const char *name) {
   return reinterpret_cast<Fn>(dlsym(RTLD_NEXT, name));
 }
 
-// Two copies, the live one named by an index: the handler reads a copy that
-// no writer touches (writers fill the other, then flip). Writers take the
-// spin lock with all signals blocked, so a handler that calls sigaction()
-// cannot deadlock against the code it interrupted.
-struct ProgramAction {
-  struct sigaction act[2];
-  std::atomic<int> live{0};
-  std::atomic_flag lock = ATOMIC_FLAG_INIT;
-};
-ProgramAction g_program; // zero: SIG_DFL, as the program found it
+ProgramAction g_program; // the sampling signal's
 
 char g_timer_tag;
 
+} // namespace
+
 int SamplingSignal() { return RuntimeActive() ? Sampler().signal : 0; }
 
-void SetProgramAction(const struct sigaction *act, struct sigaction *old) {
+void SetProgramAction(ProgramAction &a, const struct sigaction *act, struct sigaction *old) {
   sigset_t all, saved;
   sigfillset(&all);
   RealPthreadSigmask(SIG_BLOCK, &all, &saved);
-  while (g_program.lock.test_and_set(std::memory_order_acquire)) {
+  while (a.lock.test_and_set(std::memory_order_acquire)) {
   }
-  int live = g_program.live.load(std::memory_order_relaxed);
+  int live = a.live.load(std::memory_order_relaxed);
   if (old)
-    *old = g_program.act[live];
+    *old = a.act[live];
   if (act) {
-    g_program.act[1 - live] = *act;
-    g_program.live.store(1 - live, std::memory_order_release);
+    a.act[1 - live] = *act;
+    a.live.store(1 - live, std::memory_order_release);
   }
-  g_program.lock.clear(std::memory_order_release);
+  a.lock.clear(std::memory_order_release);
   RealPthreadSigmask(SIG_SETMASK, &saved, nullptr);
 }
-
-// Tracks whether this thread has the sampling signal blocked after the
-// program changed its mask (HOW and SET as passed to the call).
-void NoteMask(ThreadSamples *t, int sig, int how, const sigset_t *set) {
-  bool in_set = set && sigismember(set, sig) == 1;
-  bool blocked = t->signal_blocked;
-  if (how == SIG_BLOCK)
-    blocked = blocked || in_set;
-  else if (how == SIG_UNBLOCK)
-    blocked = blocked && !in_set;
-  else if (how == SIG_SETMASK && set)
-    blocked = in_set;
-  if (blocked == bool(t->signal_blocked))
-    return;
-  uint64_t now = ThreadCpuNs();
-  if (blocked) {
-    t->blocked_since_ns = now;
-  } else {
-    t->blocked_ns += now - std::min(now, t->blocked_since_ns);
-    // The blocked stretch is counted as such; the next sample stands for
-    // the time after it only.
-    MarkCpuNow(t, now);
-  }
-  t->signal_blocked = blocked;
-}
-
-int MaskCall(SigmaskFn real, int how, const sigset_t *set, sigset_t *old) {
-  ThreadSamples *t = CurrentThread();
-  int sig = SamplingSignal();
-  if (!real)
-    return EINVAL;
-  // libunwind masks signals around its caches: its calls from our own
-  // unwinding are not the program's.
-  if (!t || !sig || !set || t->unwinding || t->in_handler)
-    return real(how, set, old);
-  t->mask_changing = 1; // a sample pending while blocked arrives inside this call
-  int rc = real(how, set, old);
-  t->mask_changing = 0;
-  if (rc == 0)
-    NoteMask(t, sig, how, set);
-  return rc;
-}
-
-} // namespace
 
 int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old) {
   static SigactionFn real = Next<SigactionFn>("sigaction");
@@ -122,35 +71,12 @@ int RealPthreadSigmask(int how, const sigset_t *set, sigset_t *old) {
 void *SamplingTimerTag() { return &g_timer_tag; }
 
 bool ProgramHandlesSamplingSignal() {
-  const struct sigaction &a = g_program.act[g_program.live.load(std::memory_order_acquire)];
+  const struct sigaction &a = LiveAction(g_program);
   return (a.sa_flags & SA_SIGINFO) ? a.sa_sigaction != nullptr : a.sa_handler != SIG_DFL;
 }
 
-void StartThreadMask(ThreadSamples *t) {
-  int sig = SamplingSignal();
-  sigset_t cur;
-  if (!sig || RealPthreadSigmask(SIG_BLOCK, nullptr, &cur) != 0)
-    return;
-  // A thread inherits its creator's mask: it may be born with ours blocked.
-  if (sigismember(&cur, sig) == 1) {
-    t->blocked_since_ns = ThreadCpuNs();
-    t->signal_blocked = 1;
-  }
-}
-
-uint64_t BlockedNs(const ThreadSamples *t) {
-  uint64_t ns = t->blocked_ns;
-  struct timespec now;
-  // Still blocked: up to now (a thread that ended has no clock left).
-  if (t->signal_blocked && clock_gettime(clockid_t(t->cpu_clock), &now) == 0) {
-    uint64_t at = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
-    ns += at - std::min(at, t->blocked_since_ns);
-  }
-  return ns;
-}
-
 void ForwardToProgram(int sig, siginfo_t *info, void *ucontext) {
-  const struct sigaction &a = g_program.act[g_program.live.load(std::memory_order_acquire)];
+  const struct sigaction &a = LiveAction(g_program);
   if (a.sa_flags & SA_SIGINFO) {
     if (a.sa_sigaction)
       a.sa_sigaction(sig, info, ucontext);
@@ -176,9 +102,12 @@ void ForwardToProgram(int sig, siginfo_t *info, void *ucontext) {
 using namespace scalana::rt;
 
 extern "C" int sigaction(int sig, const struct sigaction *act, struct sigaction *old) {
-  if (sig == 0 || sig != SamplingSignal())
+  int ours = SamplingSignal();
+  if (sig == 0 || !ours)
     return RealSigaction(sig, act, old);
-  SetProgramAction(act, old);
+  if (sig != ours)
+    return WatchedSigaction(sig, ours, act, old);
+  SetProgramAction(g_program, act, old);
   return 0;
 }
 
@@ -192,17 +121,7 @@ extern "C" sighandler_t signal(int sig, sighandler_t handler) {
   std::memset(&act, 0, sizeof act);
   act.sa_handler = handler;
   act.sa_flags = SA_RESTART;
-  SetProgramAction(&act, &old);
+  SetProgramAction(g_program, &act, &old);
   return (old.sa_flags & SA_SIGINFO) ? reinterpret_cast<sighandler_t>(old.sa_sigaction)
                                      : old.sa_handler;
-}
-
-extern "C" int pthread_sigmask(int how, const sigset_t *set, sigset_t *old) {
-  static SigmaskFn real = Next<SigmaskFn>("pthread_sigmask");
-  return MaskCall(real, how, set, old);
-}
-
-extern "C" int sigprocmask(int how, const sigset_t *set, sigset_t *old) {
-  static SigmaskFn real = Next<SigmaskFn>("sigprocmask");
-  return MaskCall(real, how, set, old); // -1 and errno on failure, from the real one
 }

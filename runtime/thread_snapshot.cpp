@@ -4,6 +4,8 @@
 // recorded (ompt_tool.cpp). Called by SnapshotMpi with the contexts' lock held.
 #include "thread_snapshot.h"
 #include "runtime.h"
+#include "signal_safe/schedstat.h"
+#include "wall_clock.h"
 
 #include <algorithm>
 #include <map>
@@ -46,6 +48,31 @@ uint64_t CpuWhileSampled(const ThreadSamples *t) {
   if (!end && t->cpu_clock != -1 && clock_gettime(clockid_t(t->cpu_clock), &now) == 0)
     end = uint64_t(now.tv_sec) * 1000000000u + uint64_t(now.tv_nsec);
   return end > t->start_cpu_ns ? end - t->start_cpu_ns : 0;
+}
+
+struct SchedSpan {
+  double on_cpu = 0, run_delay = 0, wall = 0;
+};
+// The kernel's account of thread T while profiled: up to its end, or to now
+// while it lives. False when it could not be read (no schedstat, or a thread
+// that left by pthread_exit, whose end was not recorded and whose file is gone).
+bool SchedWhileProfiled(const ThreadSamples *t, SchedSpan *out) {
+  if (!t->sched_ok)
+    return false;
+  SchedTimes end{t->end_on_cpu_ns, t->end_run_delay_ns};
+  uint64_t end_wall = t->end_wall_ns;
+  if (!end_wall) {
+    if (!ReadSchedTimes(t->tid, &end))
+      return false;
+    end_wall = MonotonicNs();
+  } else if (!end.on_cpu_ns) {
+    return false; // its end could not be read
+  }
+  auto span = [](uint64_t from, uint64_t to) { return 1e-9 * double(to > from ? to - from : 0); };
+  out->on_cpu = span(t->start_on_cpu_ns, end.on_cpu_ns);
+  out->run_delay = span(t->start_run_delay_ns, end.run_delay_ns);
+  out->wall = span(t->start_wall_ns, end_wall);
+  return true;
 }
 
 // A thread without samples or OpenMP number is worth a row from this much
@@ -108,8 +135,15 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
     double cpu = 1e-9 * double(CpuWhileSampled(t));
     // A thread that used CPU but has no sample is listed too: the sampler
     // missed it (show and detect say so), it was not idle.
+    SchedSpan sched;
+    bool timed = SchedWhileProfiled(t, &sched);
+    if (t->index == 0 && timed) {
+      r.on_cpu = sched.on_cpu;
+      r.run_delay = sched.run_delay;
+    }
     if (sampled || t->omp_thread >= 0 || cpu >= kListedCpuSeconds)
-      r.thread_info.push_back(ThreadInfo{t->index, t->omp_thread, t->samples, cpu});
+      r.thread_info.push_back(ThreadInfo{t->index, t->omp_thread, t->samples, cpu,
+                                         timed ? sched.run_delay : 0, timed ? sched.wall : 0});
   }
   // Rows of the threads other than the main one only: its own would repeat
   // what the rank's row already says (LULESH, 2 threads: 30% of the rows).

@@ -2,6 +2,7 @@
 // and the helpers the stages share.
 #include "detect/detect.h"
 #include "detect/detect_stages.h"
+#include "detect/rank_time.h"
 #include "detect/threads.h"
 
 #include <algorithm>
@@ -148,6 +149,10 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   MarkSerialFraction(psg, big, res.root_causes);
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);
+  for (RootCause &rc : res.root_causes) {
+    const Vertex &x = psg.vertex(rc.vertex);
+    rc.io = x.kind == VertexKind::Mpi && IsIoOperation(x.label);
+  }
 
   // --- The order of the causes (rank_causes.cpp), and whether the data can
   // tell (inconclusive.cpp).

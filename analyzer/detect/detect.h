@@ -173,6 +173,8 @@ struct RootCause {
   // path reached no problematic computation): GROWTH says what grew with the
   // rank count, EXPLANATION in one sentence.
   bool communication = false;
+  // The cause is an I/O call (MPI-IO): its time is I/O, not communication.
+  bool io = false;
   int small_ranks = 0, big_ranks = 0;
   std::vector<CommGrowth> growth;
   std::string explanation;

@@ -83,7 +83,7 @@ void WriteCauseSummary(const ReportInput &in, std::ostream &out) {
   if (!r.inconclusive.empty())
     out << "<p class=inconclusive><b>" << HtmlEscape(r.inconclusive) << "</b></p>\n";
   if (r.root_causes.empty()) {
-    out << "<p>none found: no vertex is abnormal or grows beyond the expected scaling</p>\n";
+    out << "<p>" << HtmlEscape(NoCauseText(in)) << "</p>\n";
     return;
   }
   out << "<table id=cause-table><tr><th>#</th><th>where</th><th>what</th><th>ranks</th>"

@@ -1,19 +1,16 @@
 // The HTML report's PPG picture: the DOT BuildPpgPicture gives, laid out by
 // Graphviz (a subprocess) and inlined as SVG, with the waiting edges it
-// crosses listed under it; a table of the paths when Graphviz is missing.
+// crosses listed under it; a table of the paths when Graphviz is missing,
+// fails, or prints what the page must not hold.
 #include "detect/html_parts.h"
 #include "detect/report_common.h"
 
+#include "detect/bounded_subprocess.h"
+#include "detect/svg_check.h"
+
 #include <cerrno>
 #include <cstdlib>
-#include <fcntl.h>
-#include <fstream>
-#include <spawn.h>
-#include <sstream>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char **environ;
+#include <cstring>
 
 namespace scalana {
 namespace html {
@@ -23,88 +20,38 @@ using namespace report_common;
 namespace {
 
 // Runs Graphviz on DOT (neato with the pinned positions BuildPpgPicture
-// gives). $SCALANA_DOT names the dot program; "dot" on PATH otherwise.
-bool RunDot(const std::string &dot, std::string *svg, std::string *why) {
+// gives) under IN's time limit and the output bound, and checks what it
+// printed as Graphviz SVG (svg_check.h). $SCALANA_DOT names the dot
+// program; "dot" on PATH otherwise.
+bool RunDot(const ReportInput &in, const std::string &dot, std::string *svg, std::string *why) {
   const char *env = std::getenv("SCALANA_DOT");
   std::string prog = env && *env ? env : "dot";
-  const char *tmp = std::getenv("TMPDIR");
-  std::string dir = tmp && *tmp ? tmp : "/tmp";
-  std::string in_path = dir + "/scalana-ppg-XXXXXX", out_path = dir + "/scalana-svg-XXXXXX";
-  int in_fd = mkstemp(&in_path[0]);
-  if (in_fd < 0) {
-    *why = "cannot create a temporary file in " + dir;
+  // What the messages show of it: the name, cut.
+  std::string shown = prog.size() > 200 ? prog.substr(0, 200) + "..." : prog;
+  SubprocessLimits limits;
+  limits.timeout_seconds = in.dot_timeout;
+  limits.max_output_bytes = kMaxDotOutputBytes;
+  SubprocessResult r = RunBoundedSubprocess({prog, "-Kneato", "-n2", "-Tsvg"}, dot, limits);
+  if (r.end == SubprocessResult::End::NotStarted) {
+    *why = r.start_errno == ENOENT
+               ? "Graphviz '" + shown + "' was not found; install graphviz for the picture"
+           : r.start_errno ? "Graphviz '" + shown + "' could not be run (" +
+                                 std::strerror(r.start_errno) + ")"
+                           : r.error;
     return false;
   }
-  int out_fd = mkstemp(&out_path[0]);
-  if (out_fd < 0) {
-    ::close(in_fd);
-    ::unlink(in_path.c_str());
-    *why = "cannot create a temporary file in " + dir;
+  if (!r.ok()) {
+    std::string how = DescribeSubprocessEnd(r, limits);
+    *why = "Graphviz '" + shown + "' " +
+           (r.end == SubprocessResult::End::Exited ? "failed (" + how + ")" : how);
     return false;
   }
-  bool ok = ::write(in_fd, dot.data(), dot.size()) == ssize_t(dot.size());
-  ::close(in_fd);
-  posix_spawn_file_actions_t fa;
-  posix_spawn_file_actions_init(&fa);
-  posix_spawn_file_actions_addopen(&fa, 0, in_path.c_str(), O_RDONLY, 0);
-  posix_spawn_file_actions_adddup2(&fa, out_fd, 1);
-  posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
-  std::vector<std::string> args{prog, "-Kneato", "-n2", "-Tsvg"};
-  std::vector<char *> argv;
-  for (std::string &a : args)
-    argv.push_back(&a[0]);
-  argv.push_back(nullptr);
-  pid_t pid = -1;
-  int status = 0;
-  if (ok && posix_spawnp(&pid, prog.c_str(), &fa, nullptr, argv.data(), environ) == 0) {
-    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-    }
-    ok = WIFEXITED(status) && WEXITSTATUS(status) == 0;
-    if (!ok)
-      *why = prog + " failed (" +
-             (WIFEXITED(status) ? "exit code " + std::to_string(WEXITSTATUS(status))
-                                : std::string("killed")) +
-             ")";
-  } else {
-    ok = false;
-    *why = "Graphviz '" + prog + "' was not found; install graphviz for the picture";
+  std::string problem;
+  if (!CheckGraphvizSvg(r.output, svg, &problem)) {
+    *why = "Graphviz '" + shown + "' printed no SVG Graphviz writes (" + problem + ")";
+    return false;
   }
-  posix_spawn_file_actions_destroy(&fa);
-  ::close(out_fd);
-  if (ok) {
-    std::ifstream f(out_path);
-    std::stringstream ss;
-    ss << f.rdbuf();
-    *svg = ss.str();
-    ok = svg->find("<svg") != std::string::npos;
-    if (!ok)
-      *why = prog + " wrote no SVG";
-  }
-  ::unlink(in_path.c_str());
-  ::unlink(out_path.c_str());
-  return ok;
-}
-
-// Graphviz's SVG inline in HTML: from <svg on, without the namespace
-// declarations (the page names no external resource) and comments.
-std::string InlineSvg(const std::string &svg) {
-  std::string s = svg.substr(svg.find("<svg"));
-  for (const char *attr :
-       {" xmlns=\"http://www.w3.org/2000/svg\"", " xmlns:xlink=\"http://www.w3.org/1999/xlink\""}) {
-    size_t p = s.find(attr);
-    if (p != std::string::npos)
-      s.erase(p, std::string(attr).size());
-  }
-  std::string out;
-  for (size_t i = 0; i < s.size();) {
-    if (s.compare(i, 4, "<!--") == 0) {
-      size_t e = s.find("-->", i);
-      i = e == std::string::npos ? s.size() : e + 3;
-    } else {
-      out += s[i++];
-    }
-  }
-  return out;
+  return true;
 }
 
 void WritePathTable(const ReportInput &in, size_t max_causes, const std::string &why,
@@ -168,12 +115,16 @@ void WritePpgSection(const ReportInput &in, size_t max_causes,
       << (pic.truncated ? "; paths cut at 400 nodes (the table of each cause has them all)" : "")
       << ".</p>\n";
   std::string svg, why;
-  if (!RunDot(pic.dot, &svg, &why)) {
+  if (!RunDot(in, pic.dot, &svg, &why)) {
+    // The page says why; the command, once (the report is still written).
+    if (in.warnings)
+      in.warnings->push_back("the HTML report has no PPG picture: " + why +
+                             "; its paths are shown as a table instead");
     WritePathTable(in, max_causes, why, out);
     return;
   }
   out << "<div id=ppg data-nodes=" << pic.nodes << " data-crossings=" << pic.crossings << ">"
-      << InlineSvg(svg) << "</div>\n";
+      << svg << "</div>\n";
   WriteCrossingLegend(pic, out);
 }
 

@@ -62,7 +62,7 @@ void WriteRunsSection(const ReportInput &in, std::ostream &out) {
       << "</code>; runs:";
   for (const Run &run : in.runs)
     out << " <code>" << HtmlEscape(run.label) << "</code> (" << RankCount(run.world_size) << ", "
-        << Fmt("%.3f", run.total_time) << " s)";
+        << HtmlEscape(MeasuredText(run)) << ")";
   out << "; merge " << ToString(in.options.merge) << ", scaling " << ToString(in.options.scaling)
       << ", expected slope " << Fmt("%.2f", r.expected_slope) << "</p>\n";
   if (!r.scaling_reason.empty())

@@ -122,11 +122,14 @@ void SendFrameStats(ShardLink &link, const FrameStats &fs) {
   }
   for (uint64_t n : {fs.frames_of_unknown_modules, fs.line_zero_filled, fs.mpi_sites_by_operation,
                      fs.mpi_sites_merged, fs.mpi_sites_without_vertex, fs.call_sites_by_callee,
-                     fs.call_sites_merged, fs.unplaced_frames, fs.unplaced_contexts})
+                     fs.call_sites_merged, fs.unplaced_frames, fs.unplaced_contexts,
+                     fs.unnamed_contexts, fs.unnamed_samples, fs.executable_lookups,
+                     fs.executable_unnamed})
     o.Put(n);
   o.Put(uint8_t(fs.no_line_tables));
   o.Str(fs.debug_reader_failure);
   o.Str(fs.debug_reader_object);
+  o.Str(fs.damaged_section);
   link.SendString(0, o.b);
 }
 
@@ -140,12 +143,15 @@ void AddFrameStats(FrameStats &fs, ShardLink &link, int from) {
   for (uint64_t *n :
        {&fs.frames_of_unknown_modules, &fs.line_zero_filled, &fs.mpi_sites_by_operation,
         &fs.mpi_sites_merged, &fs.mpi_sites_without_vertex, &fs.call_sites_by_callee,
-        &fs.call_sites_merged, &fs.unplaced_frames, &fs.unplaced_contexts})
+        &fs.call_sites_merged, &fs.unplaced_frames, &fs.unplaced_contexts, &fs.unnamed_contexts,
+        &fs.unnamed_samples, &fs.executable_lookups, &fs.executable_unnamed})
     *n += in.Get<uint64_t>();
   fs.no_line_tables = in.Get<uint8_t>() || fs.no_line_tables;
-  std::string failure = in.Str(), object = in.Str();
+  std::string failure = in.Str(), object = in.Str(), damaged = in.Str();
   if (fs.debug_reader_failure.empty())
     fs.debug_reader_failure = failure, fs.debug_reader_object = object;
+  if (fs.damaged_section.empty())
+    fs.damaged_section = damaged;
 }
 } // namespace
 
@@ -375,10 +381,8 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
          "the vertex the line tables name");
   placed(fs.frames_of_unknown_modules,
          " frame(s) in shared objects the PSG was not loaded with were left out");
-  if (fs.no_line_tables)
-    out.warnings.push_back(out.binary +
-                           ": no line tables, so samples cannot be placed on loops and call "
-                           "sites; rebuild with scalana-cc/-cxx/-fc (they add -gline-tables-only)");
+  for (std::string &w : DebugInfoWarnings(fs, out.binary, binary_build_id))
+    out.warnings.push_back(std::move(w));
   return out;
 }
 

@@ -43,6 +43,30 @@ struct ThreadTime {
   float cpu = 0, wait = 0;
 };
 
+// Where one rank's main thread spent its wall time (docs/detect.md, "Time
+// accounting"): the program's view (computation sampled outside MPI calls,
+// MPI calls, I/O calls (MPI-IO), OpenMP waits) beside the kernel's (on a CPU, runnable but not
+// running, blocked), which sums to the wall time exactly where it was
+// measured (on_cpu or run_delay above 0). HOST: a hash of the host's name,
+// to count ranks per host; CORES: its CPUs online (0: unknown).
+struct RankTime {
+  float wall = 0, computation = 0, mpi = 0, io = 0, omp_wait = 0;
+  float on_cpu = 0, run_delay = 0;
+  uint32_t cores = 0, host = 0;
+  bool kernel_measured() const { return on_cpu > 0 || run_delay > 0; }
+  // Outside MPI calls and OpenMP waits, the wall time with no computation
+  // sample: off the CPU (blocked in I/O or sleep, or runnable but waiting
+  // for a core), or CPU time before a thread's first sample.
+  float not_placed() const {
+    float left = wall - mpi - io - omp_wait - computation;
+    return left > 0 ? left : 0;
+  }
+  float blocked() const {
+    float left = wall - on_cpu - run_delay;
+    return left > 0 ? left : 0;
+  }
+};
+
 // Per-vertex data over the ranks present in the run (index = rank slot).
 struct VertexSeries {
   VertexId vertex = kNoVertex;
@@ -70,6 +94,7 @@ struct Run {
   std::vector<int32_t> slot_of_vertex; // VertexId -> index into series, -1: no data
   std::vector<float> rank_total;       // inclusive time of the root per slot
   std::vector<float> rank_cpu;         // CPU seconds of each slot's rank, all its threads
+  std::vector<RankTime> rank_time;     // each slot's main thread (RankTime)
   double total_time = 0;               // max over ranks of rank_total
   uint64_t contexts = 0, unresolved_contexts = 0, unresolved_rows = 0;
   double unresolved_seconds = 0;
@@ -80,6 +105,12 @@ struct Run {
   // Time in contexts with no frame of the program (MPI progress threads,
   // library start-up): real, but nothing in the program to attribute it to.
   double outside_seconds = 0;
+  // Samples whose frames the binary's debug information names nothing of
+  // (a stripped binary, docs/detect.md section 1), the seconds of their rows
+  // and of MPI rows alike, and the ranks holding any: measured, but placed
+  // on no vertex.
+  uint64_t unplaced_samples = 0, unplaced_ranks = 0;
+  double unplaced_seconds = 0;
   // OpenMP: per slot, the threads of its team (0 where it had none), and
   // the CPU seconds its threads were sampled waiting in the runtime.
   std::vector<int> omp_threads;

@@ -1,4 +1,5 @@
 #include "detect/ppg_build_state.h"
+#include "detect/rank_time.h"
 
 namespace scalana {
 
@@ -71,6 +72,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
     seen[r] = 1;
     // This rank's seconds start from 0 (Sums).
     run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
+    run.unplaced_seconds = 0;
+    const uint64_t unplaced_before = run.unplaced_samples;
     run.omp_wait_cpu = rate_seconds = 0;
     if (Notable(rd)) {
       RankData head = rd;
@@ -78,7 +81,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       head.thread_vertices.clear(), head.omp.clear();
       summary.ranks.push_back(std::move(head));
     }
-    double sampled = 0;
+    double sampled = 0, sampled_in_mpi = 0;
     for (const VertexRow &row : rd.vertices) {
       const Resolved res = at(row.ctx);
       // Measured CPU time: each sample stands for the time since the one
@@ -91,12 +94,19 @@ void RunBuilder::State::AddPart(const Profile &part) {
         run.outside_seconds += secs;
         continue;
       }
+      if (res.unplaced) {
+        run.unplaced_seconds += secs;
+        run.unplaced_samples += row.samples;
+        continue;
+      }
       if (res.vertex == kNoVertex) {
         ++run.unresolved_rows;
         run.unresolved_seconds += secs;
         continue;
       }
       count_approximated(res, secs);
+      if (psg.vertex(res.vertex).kind == VertexKind::Mpi)
+        sampled_in_mpi += secs;
       VertexSeries &s = SeriesOf(res.vertex);
       s.own_data = true;
       if (s.cpu.empty())
@@ -117,6 +127,10 @@ void RunBuilder::State::AddPart(const Profile &part) {
         run.outside_seconds += row.seconds;
         continue;
       }
+      if (res.unplaced) {
+        run.unplaced_seconds += row.seconds;
+        continue;
+      }
       if (res.vertex == kNoVertex) {
         ++run.unresolved_rows;
         run.unresolved_seconds += row.seconds;
@@ -132,6 +146,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       s.mpi[r] += float(row.seconds);
       s.calls[r] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[r]));
     }
+    arrived_time.push_back({int32_t(r), MainThreadTime(rd, sampled, sampled_in_mpi)});
     if (!rd.thread_info.empty() && run.omp_threads.empty())
       run.omp_threads.assign(cap, 0);
     AddThreadTimes(
@@ -141,7 +156,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
       ++run.dep_rows;
       const Resolved res = at(row.ctx);
       if (res.vertex == kNoVertex) {
-        if (!res.outside)
+        if (!res.outside && !res.unplaced)
           ++run.unresolved_rows;
         continue;
       }
@@ -180,6 +195,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
       SortEdges(run.series[si].edges, seq_refs[si], start);
     touched.clear();
     sums.outside += Fixed(run.outside_seconds);
+    sums.unplaced += Fixed(run.unplaced_seconds);
+    run.unplaced_ranks += run.unplaced_samples > unplaced_before;
     sums.unresolved += Fixed(run.unresolved_seconds);
     sums.approximated += Fixed(run.approximated_seconds);
     sums.omp_wait += Fixed(run.omp_wait_cpu);

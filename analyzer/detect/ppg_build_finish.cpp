@@ -33,6 +33,7 @@ Run RunBuilder::State::Finish() {
 // moved from world ranks to slots.
 void RunBuilder::State::CompactToSlots() {
   run.outside_seconds = Seconds(sums.outside);
+  run.unplaced_seconds = Seconds(sums.unplaced);
   run.unresolved_seconds = Seconds(sums.unresolved);
   run.approximated_seconds = Seconds(sums.approximated);
   run.omp_wait_cpu = Seconds(sums.omp_wait);
@@ -66,6 +67,10 @@ void RunBuilder::State::CompactToSlots() {
   }
   if (run.rank_cpu.empty())
     run.rank_cpu.assign(size_t(nslots), 0.f);
+  run.rank_time.assign(size_t(nslots), RankTime{});
+  for (const ArrivedTime &a : arrived_time)
+    run.rank_time[size_t(run.slot_of_rank[size_t(a.rank)])] = a.time;
+  std::vector<ArrivedTime>().swap(arrived_time);
   for (VertexSeries &s : run.series) {
     for (ThreadTime &t : s.threads)
       t.slot = run.slot_of_rank[t.slot];

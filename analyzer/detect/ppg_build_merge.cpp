@@ -24,6 +24,9 @@ void PutRank(shard::Out &o, const RankData &r) {
   o.Put(r.samples_dropped);
   o.Put(r.cpu_time);
   o.Put(r.sampling_blocked);
+  o.Put(r.on_cpu);
+  o.Put(r.run_delay);
+  o.Put(int32_t(r.cores));
   o.Put(uint64_t(r.errors.size()));
   for (const auto &[name, n] : r.errors) {
     o.Str(name);
@@ -35,6 +38,8 @@ void PutRank(shard::Out &o, const RankData &r) {
     o.Put(int32_t(t.omp_thread));
     o.Put(t.samples);
     o.Put(t.cpu_seconds);
+    o.Put(t.run_delay);
+    o.Put(t.wall_seconds);
   }
   o.Put(uint8_t(r.snapshot));
   o.Put(int32_t(r.end_signal));
@@ -52,6 +57,9 @@ RankData GetRank(shard::In &in) {
   r.samples_dropped = in.Get<uint64_t>();
   r.cpu_time = in.Get<double>();
   r.sampling_blocked = in.Get<double>();
+  r.on_cpu = in.Get<double>();
+  r.run_delay = in.Get<double>();
+  r.cores = in.Get<int32_t>();
   for (uint64_t n = in.Get<uint64_t>(); n-- > 0;) {
     std::string name = in.Str();
     r.errors[name] = in.Get<uint64_t>();
@@ -62,6 +70,8 @@ RankData GetRank(shard::In &in) {
     t.omp_thread = in.Get<int32_t>();
     t.samples = in.Get<uint64_t>();
     t.cpu_seconds = in.Get<double>();
+    t.run_delay = in.Get<double>();
+    t.wall_seconds = in.Get<double>();
     r.thread_info.push_back(t);
   }
   r.snapshot = in.Get<uint8_t>() != 0;
@@ -111,6 +121,8 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   o.Put(uint64_t(parts));
   o.Put(uint64_t(ranks_added));
   o.Put(run.unresolved_rows);
+  o.Put(run.unplaced_samples);
+  o.Put(run.unplaced_ranks);
   o.Put(run.approximated_rows);
   o.Put(run.dep_rows);
   o.Put(rate_samples);
@@ -165,6 +177,8 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   // Then the arrays, straight from where they are, each freed once sent.
   SendSlice(link, to, seen, lo, hi, 1);
   SendSlice(link, to, run.rank_cpu, lo, hi, 1);
+  link.SendTail(to, arrived_time);
+  Free(arrived_time);
   SendSlice(link, to, run.omp_threads, lo, hi, 1);
   for (size_t i = 0; i < run.series.size(); ++i) {
     VertexSeries &s = run.series[i];
@@ -200,11 +214,14 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     min_rank = std::min(min_rank, int(lo));
   ranks_added += added;
   run.unresolved_rows += in.Get<uint64_t>();
+  run.unplaced_samples += in.Get<uint64_t>();
+  run.unplaced_ranks += in.Get<uint64_t>();
   run.approximated_rows += in.Get<uint64_t>();
   run.dep_rows += in.Get<uint64_t>();
   rate_samples += in.Get<uint64_t>();
   const Sums theirs_sums = in.Get<Sums>();
   sums.outside += theirs_sums.outside;
+  sums.unplaced += theirs_sums.unplaced;
   sums.unresolved += theirs_sums.unresolved;
   sums.approximated += theirs_sums.approximated;
   sums.omp_wait += theirs_sums.omp_wait;
@@ -266,6 +283,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
   }
   RecvSlice(link, from, seen, lo, 1);
   RecvSlice(link, from, run.rank_cpu, lo, 1);
+  link.RecvAppend(from, arrived_time);
   RecvSlice(link, from, run.omp_threads, lo, 1);
   for (const Incoming &inc : series) {
     const VertexId v = vertex_of[inc.context];

@@ -6,6 +6,7 @@
 #include "detect/ppg_build.h"
 #include "detect/ppg_threads.h"
 #include "detect/shard_link.h"
+#include "frames.h"
 #include "scalana/context_hash.h"
 #include "scalana/sampling_checks.h"
 
@@ -34,7 +35,9 @@ inline int InitiatorRank(const Psg &psg, VertexId v) {
 
 struct Resolved {
   VertexId vertex = kNoVertex;
-  bool approximated = false, outside = false;
+  // outside: no frame of the program; unplaced: frames of the program that
+  // the debug information names nothing of (FrameResolver, a stripped binary).
+  bool approximated = false, outside = false, unplaced = false;
 };
 
 // The message numbers of one edge during the build, in 8 bytes: one range
@@ -88,6 +91,14 @@ struct RunBuilder::State {
   int max_rank = -1;
   size_t cap = 0; // world ranks the arrays below hold
   std::vector<uint8_t> seen;
+  // Each rank's time split as it arrives, placed into slots at the end: 36
+  // bytes a rank would be 150 MB for a world of 2^22 declared ranks with few
+  // present, while only the present ranks have one.
+  struct ArrivedTime {
+    int32_t rank;
+    RankTime time;
+  };
+  std::vector<ArrivedTime> arrived_time;
   std::unordered_map<Context, Resolved, ContextHash> contexts;
   std::unordered_multimap<uint64_t, uint32_t> comm_ids; // CommMembers::Hash -> Run::comms
   uint64_t rate_samples = 0;
@@ -108,7 +119,7 @@ struct RunBuilder::State {
   // the total does not depend on how the ranks were grouped into parts or
   // parts shared among processes (ppg_build_merge.cpp).
   struct Sums {
-    __int128 outside = 0, unresolved = 0, approximated = 0, omp_wait = 0, rate = 0;
+    __int128 outside = 0, unresolved = 0, approximated = 0, omp_wait = 0, rate = 0, unplaced = 0;
   };
   Sums sums;
   static __int128 Fixed(double seconds) { return __int128(std::ldexp((long double)seconds, 64)); }
@@ -157,11 +168,12 @@ struct RunBuilder::State {
       context_order.push_back(context);
       Resolved &r = it->second;
       r.outside = context.empty();
+      r.unplaced = IsUnplacedContext(context);
       size_t cut = 0;
       // A context that does not fit whole is placed at its largest part that
       // does, never dropped while any part fits; counted and reported.
-      r.vertex = r.outside ? kNoVertex : psg.ResolveNearest(context, &cut);
-      if (r.vertex == kNoVertex && !r.outside)
+      r.vertex = r.outside || r.unplaced ? kNoVertex : psg.ResolveNearest(context, &cut);
+      if (r.vertex == kNoVertex && !r.outside && !r.unplaced)
         ++run.unresolved_contexts;
       if (cut) {
         r.approximated = true;

@@ -12,9 +12,12 @@ void RankCauses(const DetectOptions &opts, DetectResult &res) {
   // ranked down: injected causes of bench-accuracy at 4.3-4.7 standard
   // deviations would then lose to waits, while noise winners reach 5; one
   // run's test cannot tell them apart (the series' can: not done yet).
-  std::stable_sort(causes.begin(), causes.end(), [](const RootCause &a, const RootCause &b) {
-    if (a.communication != b.communication)
-      return b.communication;
+  // An I/O call is the rank's own work, not a wait for others: it ranks
+  // with the computation, by cost.
+  auto waits = [](const RootCause &c) { return c.communication && !c.io; };
+  std::stable_sort(causes.begin(), causes.end(), [&](const RootCause &a, const RootCause &b) {
+    if (waits(a) != waits(b))
+      return waits(b);
     return a.cost_seconds > b.cost_seconds;
   });
   // Only what is reported is cut to --top: every non-scalable vertex was a

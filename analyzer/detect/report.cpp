@@ -1,6 +1,7 @@
 #include "detect/report.h"
 #include "detect/async_report.h"
 #include "detect/predict_report.h"
+#include "detect/rank_time.h"
 #include "detect/report_common.h"
 
 #include "scalana/regular_file.h"
@@ -155,9 +156,17 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << "  " << Safe(run.label) << " (" << RankCount(run.world_size);
     if (run.meta.wall_time > 0)
       out << ", wall " << Fmt("%.3f", run.meta.wall_time) << " s";
-    out << ", busiest rank measured " << Fmt("%.3f", run.total_time) << " s)";
+    out << ", " << MeasuredText(run) << ")";
   }
-  out << "\n" << SamplingLine(in.runs);
+  out << "\n";
+  // Ranks that waited for a core are said before anything measured in wall
+  // time is read (docs/detect.md, "Time accounting").
+  const TimeSummary time = SummariseTime(big);
+  if (std::string shared = SharedCoresLine(time); !shared.empty())
+    out << Safe(shared) << " (" << Safe(big.label) << ")\n";
+  out << SamplingLine(in.runs);
+  if (std::string split = TimeLine(time); !split.empty())
+    out << Safe(split) << " (" << Safe(big.label) << ")\n";
   out << "merge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);
   if (in.options.scaling == ScalingMode::Auto && in.runs.size() > 1 && !r.scaling_reason.empty())
     out << " -> " << ToString(r.scaling_used);
@@ -180,13 +189,14 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "\n== Root causes (backtracking on " << Safe(big.label) << ", "
       << RankCount(big.world_size) << ") ==\n";
   if (r.root_causes.empty())
-    out << "none found: no vertex is abnormal or grows beyond the expected scaling\n";
+    out << Safe(NoCauseText(in)) << "\n";
   if (!r.inconclusive.empty())
     out << Safe(r.inconclusive) << "\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
-    out << "\n#" << ++n << "  " << ToString(x.kind) << " at " << Safe(Where(in.psg, rc.vertex))
+    out << "\n#" << ++n << "  " << (rc.io ? "io" : ToString(x.kind)) << " at "
+        << Safe(Where(in.psg, rc.vertex))
         << "  (" << Safe(FunctionName(in.psg, rc.vertex)) << ")\n";
     out << "    call path: " << Safe(JoinPath(CallSites(in.psg, rc.vertex)))
         << (rc.contexts > 1 ? "  (the costliest of the line's " + std::to_string(rc.contexts) +
@@ -366,7 +376,11 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"approximated_contexts", run.approximated_contexts},
                     {"approximated_rows", run.approximated_rows},
                     {"outside_seconds", run.outside_seconds},
+                    {"unplaced_samples", run.unplaced_samples},
+                    {"unplaced_ranks", run.unplaced_ranks},
+                    {"unplaced_seconds", run.unplaced_seconds},
                     {"backtracked", i == r.backtrack_run}});
+    PutTimeJson(runs.back(), SummariseTime(run));
     PutRanks(runs.back(), "missing_ranks", run.missing_ranks);
   }
   doc["runs"] = runs;
@@ -404,6 +418,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"line", x.loc.line},
          {"end_line", x.loc.end_line},
          {"kind", std::string(ToString(x.kind))},
+         {"io", rc.io},
          {"name", VertexName(in.psg, rc.vertex)},
          {"function", FunctionName(in.psg, rc.vertex)},
          {"call_path", in.psg.CallPath(rc.vertex)},

@@ -4,11 +4,18 @@
 
 #include "detect/detect.h"
 
+#include <cstddef>
 #include <ostream>
 #include <string>
 #include <vector>
 
 namespace scalana {
+
+// The dot program the HTML report lays out its PPG picture with runs at most
+// this long (--dot-timeout) and may print at most this much; beyond either
+// the picture is left out (docs/report.md).
+inline constexpr double kDefaultDotTimeout = 30;
+inline constexpr size_t kMaxDotOutputBytes = size_t(8) << 20;
 
 struct ReportInput {
   const Psg &psg;
@@ -20,6 +27,11 @@ struct ReportInput {
   // compilation directory of the function's PSG record (`scalana detect`
   // gives the binary's directory, then the working directory).
   std::vector<std::string> source_dirs;
+  // Seconds the HTML report's dot may take.
+  double dot_timeout = kDefaultDotTimeout;
+  // Where a writer puts what went wrong while writing (the picture left
+  // out), for the command to print; null: nowhere.
+  std::vector<std::string> *warnings = nullptr;
 };
 
 void WriteTextReport(const ReportInput &in, std::ostream &out);

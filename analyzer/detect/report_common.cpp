@@ -104,6 +104,26 @@ std::string Fmt(const char *fmt, double x) {
 
 std::string RankCount(int n) { return std::to_string(n) + (n == 1 ? " rank" : " ranks"); }
 
+std::string MeasuredText(const Run &run) {
+  std::string n = std::to_string(run.unplaced_samples) +
+                  (run.unplaced_samples == 1 ? " sample" : " samples");
+  // A stripped binary's samples exist: 0 s would say the ranks did nothing.
+  if (run.unplaced_samples && run.total_time <= 0)
+    return n + " measured, none placed (no symbols)";
+  std::string s = "busiest rank measured " + Fmt("%.3f", run.total_time) + " s";
+  if (run.unplaced_samples)
+    s += ", " + n + " not placed (no symbols)";
+  return s;
+}
+
+std::string NoCauseText(const ReportInput &in) {
+  const Run &big = BigRun(in);
+  if (big.unplaced_samples && big.total_time <= 0)
+    return "none found: none of the " + std::to_string(big.unplaced_samples) + " samples of " +
+           big.label + " could be placed (no symbols: see the warning)";
+  return "none found: no vertex is abnormal or grows beyond the expected scaling";
+}
+
 std::string Culprit(const RootCause &rc) {
   std::string s = "rank " + std::to_string(rc.culprit_rank);
   if (rc.culprit_thread >= 0)
@@ -190,7 +210,8 @@ std::string WhyText(const RootCause &rc) {
   if (rc.non_scalable)
     s += (s.empty() ? "" : ", ") + std::string("non-scalable");
   if (rc.communication)
-    s += (s.empty() ? "" : " ") + std::string("communication that no computation explains");
+    s += (s.empty() ? "" : " ") + std::string(rc.io ? "I/O that no computation explains"
+                                                    : "communication that no computation explains");
   if (rc.serial_fraction)
     s += (s.empty() ? "" : "; ") +
          std::string("serial fraction: code outside the OpenMP regions whose time grows with "

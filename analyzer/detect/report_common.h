@@ -38,6 +38,16 @@ std::string Fmt(const char *fmt, double x);
 
 std::string RankCount(int n);
 
+// RUN's measured time for the runs line: "busiest rank measured 0.373 s";
+// with samples its binary's debug information could not place (a stripped
+// binary), also "812 samples not placed (no symbols)", and never a busiest
+// rank's 0 s when nothing was placed: "812 samples measured, none placed
+// (no symbols)".
+std::string MeasuredText(const Run &run);
+// The line under "Root causes" when there are none: why, including that
+// nothing could be placed.
+std::string NoCauseText(const ReportInput &in);
+
 // RANKS as ranges ("0-3,7"), cut near MAX entries' worth of text, with the
 // count when there are more than MAX.
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);

@@ -66,6 +66,9 @@ struct FrameResolver::Impl {
   Impl(const Psg &p, const std::string &bin) : psg(p) {
     objects.push_back(bin);
     objects.insert(objects.end(), psg.libraries().begin(), psg.libraries().end());
+    for (const std::string &o : objects)
+      if (stats.damaged_section.empty())
+        stats.damaged_section = DamagedDebugSection(o);
     reader = std::make_unique<DebugReader>(objects);
     const auto &fns = psg.functions();
     depth.resize(fns.size());
@@ -172,9 +175,21 @@ struct FrameResolver::Impl {
         }
         if (!out.empty() && out[0].line == 0)
           ++lookups_without_lines;
+        if (fresh[i].first == 0) {
+          ++stats.executable_lookups;
+          stats.executable_unnamed += Unnamed(out);
+        }
       }
       cache.emplace(key, std::move(out));
     }
+  }
+
+  // The debug information knew nothing of the address: no function, no line.
+  static bool Unnamed(const std::vector<SourceFrame> &frames) {
+    for (const SourceFrame &f : frames)
+      if (!f.name.empty() || f.line != 0)
+        return false;
+    return true;
   }
 
   const std::vector<SourceFrame> &Lookup(uint32_t object, uint64_t address) {
@@ -648,12 +663,34 @@ void FrameResolver::ResolveProfile(Profile &profile) {
           break;
         }
       }
+  // Contexts with frames of the program none of which the debug
+  // information names: their samples exist but belong nowhere it can tell.
+  std::vector<uint8_t> unnamed(profile.contexts.size(), 0);
+  for (size_t i = 0; i < profile.contexts.size(); ++i) {
+    bool any = false, named = false;
+    for (uint64_t f : profile.contexts[i]) {
+      uint32_t object = 0;
+      uint64_t address = 0;
+      if (!WhereToLook(m, f, &object, &address))
+        continue;
+      uint64_t key = Impl::KeyOf(object, address);
+      any = true;
+      named = named || m.unanswered.count(key) || !Impl::Unnamed(m.cache[key]);
+    }
+    unnamed[i] = any && !named;
+    m.stats.unnamed_contexts += unnamed[i];
+  }
+  for (const RankData &r : profile.ranks)
+    for (const VertexRow &row : r.vertices)
+      if (row.ctx < unnamed.size() && unnamed[row.ctx])
+        m.stats.unnamed_samples += row.samples;
   std::map<Context, uint32_t> index;
   std::vector<Context> mapped;
   std::vector<uint32_t> remap(profile.contexts.size());
   static const std::string kNoOp;
   for (size_t i = 0; i < profile.contexts.size(); ++i) {
-    Context c = ToPsgContext(profile.contexts[i], op_of[i] ? *op_of[i] : kNoOp);
+    Context c = unnamed[i] ? UnplacedContext()
+                           : ToPsgContext(profile.contexts[i], op_of[i] ? *op_of[i] : kNoOp);
     auto [it, fresh] = index.emplace(std::move(c), uint32_t(mapped.size()));
     if (fresh)
       mapped.push_back(it->first);

@@ -31,6 +31,7 @@ struct SourceFrame {
 };
 
 struct FrameStats {
+  // No lookup found a line (the symbols may still name the functions).
   bool no_line_tables = false;
   // Functions met on stacks with no PSG record (compiled without the
   // wrappers, or library code linked into the executable), by frames seen.
@@ -56,10 +57,40 @@ struct FrameStats {
   // the profiles resolved).
   std::string debug_reader_failure, debug_reader_object;
   uint64_t unplaced_frames = 0, unplaced_contexts = 0;
+  // Recorded contexts none of whose frames the debug information names (no
+  // symbol, no line: a stripped object): they become UnplacedContext(), and
+  // their samples are counted here (summed over the profiles resolved).
+  uint64_t unnamed_contexts = 0, unnamed_samples = 0;
+  // Lookups of addresses in the executable, and those that found neither a
+  // name nor a line: when they are all such, it has no symbols.
+  uint64_t executable_lookups = 0, executable_unnamed = 0;
+  bool NoSymbols() const { return executable_lookups && executable_unnamed == executable_lookups; }
+  // An object with a debug or symbol section lying past its end, that
+  // section and where (DamagedDebugSection); empty when none.
+  std::string damaged_section;
 };
 
 // The warning for a failed debug-information reader, or "" when it worked.
 std::string DebugReaderWarning(const FrameStats &stats, const std::string &binary);
+
+// The PSG context given to a recorded context whose frames have no symbol:
+// its rows are the run's unplaced samples (Run::unplaced_samples), neither
+// time outside the program nor a context that does not fit the PSG.
+const Context &UnplacedContext();
+inline bool IsUnplacedContext(const Context &c) { return c == UnplacedContext(); }
+
+// "OBJECT: damaged or truncated file: section .debug_line (1277 bytes at
+// offset 32440) ends past the end of the file (28344 bytes)" for the first
+// .debug_*, .zdebug_*, .symtab or .strtab section of OBJECT that does not
+// fit in it; "" when all fit (or it is no ELF file: reported elsewhere).
+std::string DamagedDebugSection(const std::string &object);
+
+// What the frames' debug information lacked, as warnings for the command
+// to print: a damaged section; a binary without symbols ("no symbols: N
+// samples could not be placed", with what to rebuild; BUILD_ID, the
+// binary's, names its separate debug file); or one without line tables.
+std::vector<std::string> DebugInfoWarnings(const FrameStats &stats, const std::string &binary,
+                                           const std::string &build_id);
 
 class FrameResolver {
 public:

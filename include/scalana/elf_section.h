@@ -31,6 +31,90 @@ struct ElfInfo {
   std::string build_id; // hex, empty when the note is absent
 };
 
+// One entry of the section table, as the file states it (not checked).
+struct ElfSectionEntry {
+  std::string name;
+  uint32_t type = 0;
+  uint64_t offset = 0, size = 0;
+};
+
+// The section table of a file ReadElfSections opened: its entries and the
+// file's size, to tell which of them lie outside it.
+struct ElfSectionTable {
+  uint64_t file_size = 0;
+  std::vector<ElfSectionEntry> sections;
+};
+
+namespace elf_detail {
+
+// Reads and checks the ELF header, the section table and the section names
+// of FD (SIZE bytes). False with *msg on a file that is none or whose tables
+// do not fit in it.
+inline bool ReadTables(int fd, uint64_t size, std::vector<Elf64_Shdr> *sh,
+                       std::vector<char> *names, std::string *msg) {
+  auto in_bounds = [&](uint64_t off, uint64_t len) { return off <= size && len <= size - off; };
+  auto fail = [&](const char *why) {
+    *msg = why;
+    return false;
+  };
+  Elf64_Ehdr eh;
+  if (size < sizeof eh || !ReadAt(fd, 0, &eh, sizeof eh) ||
+      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
+    return fail("not an ELF file");
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
+    return fail("not a 64-bit little-endian ELF file");
+  // e_shnum is 16 bits: the table is at most 4 MiB.
+  if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
+      !in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)) ||
+      eh.e_shstrndx >= eh.e_shnum)
+    return fail("corrupt ELF section table");
+  sh->resize(eh.e_shnum);
+  if (!ReadAt(fd, eh.e_shoff, sh->data(), sh->size() * sizeof(Elf64_Shdr)))
+    return fail("cannot read the ELF section table");
+  const Elf64_Shdr &strtab = (*sh)[eh.e_shstrndx];
+  // Section names take a few hundred bytes; 1 MiB is far beyond any linker's.
+  if (!in_bounds(strtab.sh_offset, strtab.sh_size) || strtab.sh_size > (uint64_t(1) << 20))
+    return fail("corrupt section names");
+  names->resize(strtab.sh_size);
+  if (!ReadAt(fd, strtab.sh_offset, names->data(), names->size()))
+    return fail("cannot read the section names");
+  return true;
+}
+
+inline std::string_view NameOf(const Elf64_Shdr &s, const std::vector<char> &names) {
+  if (s.sh_name >= names.size())
+    return {};
+  return std::string_view(names.data() + s.sh_name,
+                          strnlen(names.data() + s.sh_name, names.size() - s.sh_name));
+}
+
+} // namespace elf_detail
+
+// The section table of PATH, for telling a damaged or stripped file from
+// one without the sections asked for. std::nullopt and *error as ReadElf.
+inline std::optional<ElfSectionTable> ReadElfSections(const std::string &path,
+                                                      std::string *error) {
+  std::string msg;
+  uint64_t size = 0;
+  int fd = OpenRegularFile(path, &size, &msg);
+  std::vector<Elf64_Shdr> sh;
+  std::vector<char> names;
+  bool ok = fd >= 0 && elf_detail::ReadTables(fd, size, &sh, &names, &msg);
+  if (fd >= 0)
+    ::close(fd);
+  if (!ok) {
+    if (error)
+      *error = path + ": " + msg;
+    return std::nullopt;
+  }
+  ElfSectionTable table;
+  table.file_size = size;
+  for (const Elf64_Shdr &s : sh)
+    table.sections.push_back(
+        {std::string(elf_detail::NameOf(s, names)), s.sh_type, s.sh_offset, s.sh_size});
+  return table;
+}
+
 // Returns std::nullopt and sets *error when the file is unreadable, not a
 // regular file or not a 64-bit little-endian ELF file, or when the requested
 // section does not fit in it.
@@ -51,33 +135,16 @@ inline std::optional<ElfInfo> ReadElf(const std::string &path, std::string_view 
     ~Closer() { ::close(fd); }
   } closer{fd};
   auto in_bounds = [&](uint64_t off, uint64_t len) { return off <= size && len <= size - off; };
-  Elf64_Ehdr eh;
-  if (size < sizeof eh || !ReadAt(fd, 0, &eh, sizeof eh) ||
-      std::memcmp(eh.e_ident, ELFMAG, SELFMAG) != 0)
-    return fail("not an ELF file");
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_ident[EI_DATA] != ELFDATA2LSB)
-    return fail("not a 64-bit little-endian ELF file");
-  // e_shnum is 16 bits: the table is at most 4 MiB.
-  if (eh.e_shentsize != sizeof(Elf64_Shdr) ||
-      !in_bounds(eh.e_shoff, uint64_t(eh.e_shnum) * sizeof(Elf64_Shdr)) ||
-      eh.e_shstrndx >= eh.e_shnum)
-    return fail("corrupt ELF section table");
-  std::vector<Elf64_Shdr> sh(eh.e_shnum);
-  if (!ReadAt(fd, eh.e_shoff, sh.data(), sh.size() * sizeof(Elf64_Shdr)))
-    return fail("cannot read the ELF section table");
-  const Elf64_Shdr &strtab = sh[eh.e_shstrndx];
-  // Section names take a few hundred bytes; 1 MiB is far beyond any linker's.
-  if (!in_bounds(strtab.sh_offset, strtab.sh_size) || strtab.sh_size > (uint64_t(1) << 20))
-    return fail("corrupt section names");
-  std::vector<char> names(strtab.sh_size);
-  if (!ReadAt(fd, strtab.sh_offset, names.data(), names.size()))
-    return fail("cannot read the section names");
+  std::vector<Elf64_Shdr> sh;
+  std::vector<char> names;
+  std::string msg;
+  if (!elf_detail::ReadTables(fd, size, &sh, &names, &msg))
+    return fail(msg);
   ElfInfo info;
   for (const Elf64_Shdr &s : sh) {
     if (s.sh_name >= names.size() || s.sh_type == SHT_NOBITS)
       continue;
-    std::string_view nm(names.data() + s.sh_name,
-                        strnlen(names.data() + s.sh_name, names.size() - s.sh_name));
+    std::string_view nm = elf_detail::NameOf(s, names);
     if (nm == section_name) {
       if (!in_bounds(s.sh_offset, s.sh_size))
         return fail("section " + std::string(nm) + " (" + std::to_string(s.sh_size) +

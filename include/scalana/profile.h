@@ -242,6 +242,10 @@ struct ThreadInfo {
   // measured, as in files written before these were kept).
   uint64_t samples = 0;
   double cpu_seconds = 0;
+  // The kernel's account of the thread while profiled (docs/formats.md
+  // section 3; 0: not measured): seconds runnable but not running, and its
+  // lifetime on the wall clock.
+  double run_delay = 0, wall_seconds = 0;
 };
 // One thread's samples in a context: written for every context that a
 // thread other than the main one sampled (the rank's `vertices` row is the
@@ -280,6 +284,13 @@ struct RankData {
   // of them the time its threads had the sampling signal blocked (docs/
   // formats.md section 3; both optional in files).
   double cpu_time = 0, sampling_blocked = 0;
+  // The kernel's account of the main thread over wall_time (docs/formats.md
+  // section 3, "Time accounting"; optional, 0: not measured): seconds on a
+  // CPU and seconds runnable but waiting for one. What is left of wall_time
+  // the thread was blocked (MPI waiting in the kernel, I/O, sleep). CORES:
+  // the CPUs online on its host (0: unknown), to tell ranks sharing cores.
+  double on_cpu = 0, run_delay = 0;
+  int cores = 0;
   std::map<std::string, uint64_t> errors;
   std::vector<VertexRow> vertices;
   std::vector<MpiRow> mpi;

@@ -76,6 +76,12 @@ struct ThreadSamples {
   // clock is gone then), when it stopped: the CPU time its samples stand
   // for, to tell a thread the sampler missed from an idle one.
   uint64_t start_cpu_ns, end_cpu_ns;
+  // The kernel's account (schedstat.h) and CLOCK_MONOTONIC when sampling
+  // started and, once the thread ended, when it stopped (end_wall_ns 0: it
+  // lives, read it again through TID); sched_ok: the start could be read.
+  uint64_t start_wall_ns, end_wall_ns;
+  uint64_t start_on_cpu_ns, start_run_delay_ns, end_on_cpu_ns, end_run_delay_ns;
+  int tid, sched_ok;
   uint32_t frames_used;
   int counter_count;     // counters the handler reads now (0 once they stop)
   int counters_in_slots; // counters the slots hold: kept after they stop

@@ -36,9 +36,11 @@ std::atomic<uint64_t> g_best_rate{0};
 
 void RescueFromTick(ThreadSamples *t, uint64_t now_cpu_ns) {
   if (!Sampler().tick_rescue || t->tick_rescue != 0 || !t->has_timer || t->perf_fd >= 0 ||
-      now_cpu_ns < t->start_cpu_ns)
+      t->signal_blocked || now_cpu_ns < t->start_cpu_ns + t->blocked_ns)
     return;
-  uint64_t cpu_ns = now_cpu_ns - t->start_cpu_ns;
+  // The time the program had the signal blocked had no chance of a sample:
+  // a thread that blocked it is not starved for that.
+  uint64_t cpu_ns = now_cpu_ns - t->start_cpu_ns - t->blocked_ns;
   if (cpu_ns < kJudgeAfterNs)
     return;
   // Claimed before judging: a sample arriving while an OMPT callback judges

@@ -79,6 +79,11 @@ inline Profile RichProfile(int nranks, bool ended = false) {
     d.wall_time = 12.0 + r * 1e-7 + 0.123456789123;
     d.cpu_time = 10.5 + r * 0.001;
     d.sampling_blocked = r % 2 ? 0.25 : 0;
+    if (r % 3 != 1) { // some ranks without the kernel's account
+      d.on_cpu = 9.75 + r * 1e-3;
+      d.run_delay = 1.5 + r * 1e-9;
+      d.cores = 2 + r % 2;
+    }
     d.samples = 600 + uint64_t(r);
     d.samples_dropped = uint64_t(r % 2);
     d.errors = {{"stack_truncated", uint64_t(r % 4)}, {"sample_dropped", 0}};
@@ -97,7 +102,7 @@ inline Profile RichProfile(int nranks, bool ended = false) {
     d.deps.push_back({5, DepKind::Recv, -7, -3, 2, 1, 8, 0, {}});
     d.deps.push_back({6, DepKind::Rma, 0, 0, 1, 2, 16, 0.0005, {}});
     if (d.threads > 1) {
-      d.thread_info = {{0, 0, 900, 4.5}, {1, 1, 800, 4.0}, {5, -1, 3, 0.02}};
+      d.thread_info = {{0, 0, 900, 4.5, 0.5, 12.0}, {1, 1, 800, 4.0, 0.75, 11.5}, {5, -1, 3, 0.02}};
       d.thread_vertices = {{7, 0, 10, 0.05}, {7, 1, 12, 0.06}, {8, 5, 1, 0.005}};
       d.omp = {{9, 1, "barrier", 40, 0.2, 5, 0.025, 0}, {9, 0, "loop", 40, 1.5, 0, 0, 4000}};
     }

@@ -62,7 +62,7 @@ class Tool:
 
     # --- running the tools ------------------------------------------------
 
-    def run(self, args, cwd=None, address_space=ADDRESS_SPACE):
+    def run(self, args, cwd=None, address_space=ADDRESS_SPACE, env=None):
         """Runs a command under the limits: (status, stdout, stderr, seconds, peak RSS MB).
 
         Status is the exit code, or -SIGNAL; "timeout" if it was killed for
@@ -75,7 +75,7 @@ class Tool:
         start = time.time()
         with open(out_path, "wb") as out, open(err_path, "wb") as err:
             proc = subprocess.Popen(args, stdout=out, stderr=err, stdin=subprocess.DEVNULL,
-                                    preexec_fn=limits, cwd=cwd)
+                                    preexec_fn=limits, cwd=cwd, env=env)
             status, rss_kb = None, 0
             while status is None:
                 pid, wstatus, usage = os.wait4(proc.pid, os.WNOHANG)
@@ -97,10 +97,11 @@ class Tool:
         return status, stdout, stderr, time.time() - start, rss_kb / 1024
 
     def check(self, name, args, status=1, stderr_has=(), stdout_has=(), verify=None, cwd=None,
-              address_space=ADDRESS_SPACE):
+              address_space=ADDRESS_SPACE, env=None):
         """One case: STATUS, phrases on stderr/stdout, VERIFY(stdout, stderr) -> error or None."""
         self.checks += 1
-        got, out, err, secs, rss = self.run(args, cwd, address_space)
+        got, out, err, secs, rss = self.run(args, cwd, address_space, env)
+        self.last_seconds = secs
         text_out = out.decode("utf-8", "replace")
         text_err = err.decode("utf-8", "replace")
         problems = []
@@ -202,7 +203,9 @@ def stage_setup(t):
         subprocess.run([t.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(np),
                         # Format 2: the cases below are built from its document.
                         t.scalana, "prof", "-o", t.base(np), "--write-group", "0", "--",
-                        t.binary],
+                        # A root cause to report: the stripped and dot
+                        # cases compare and draw it.
+                        t.binary, "--inject"],
                        env=env, check=True, timeout=120)
         if not os.path.exists(os.path.join(t.base(np), "profile.json.gz")):
             t.failures.append(f"no profile written at {np} ranks")

@@ -58,7 +58,8 @@ def comparable(doc):
     ranks = []
     for r in doc["ranks"]:
         r = {k: v for k, v in r.items()
-             if k not in ("host", "pid", "wall_time", "cpu_time", "sampling_blocked")}
+             if k not in ("host", "pid", "wall_time", "cpu_time", "sampling_blocked", "on_cpu",
+                          "run_delay")}
         r["mpi"] = sorted([tuple(ctx[m[0]]), m[1], m[3]] + m[4:] for m in r["mpi"])
         r["deps"] = sorted([tuple(ctx[d[0]]), d[1], d[2], d[3], tuple(comms[d[4]]), d[5], d[6]] +
                            d[8:] for d in r["deps"])

@@ -85,6 +85,12 @@ int main(int argc, char **argv) {
                  "PSG contraction: loops nested deeper fold into their parent")
       ->capture_default_str()
       ->check(cli::Range(0, 1000, true));
+  double dot_timeout = kDefaultDotTimeout;
+  app.add_option("--dot-timeout", dot_timeout,
+                 "seconds the dot program (Graphviz, $SCALANA_DOT) may take to lay out the HTML "
+                 "report's PPG picture; then it is killed and the page shows the paths as a table")
+      ->capture_default_str()
+      ->check(cli::Range(0.1, 86400));
   if (int status = cli::Parse(app, argc, argv, "scalana detect"); status >= 0)
     return status;
 
@@ -127,7 +133,10 @@ int main(int argc, char **argv) {
       result.warnings.push_back(w);
     for (const std::string &w : result.warnings)
       std::fprintf(stderr, "scalana detect: warning: %s\n", cli::Echoed(w).c_str());
+    std::vector<std::string> report_warnings;
     ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
+    in.dot_timeout = dot_timeout;
+    in.warnings = &report_warnings;
     // Relative source paths start at the compilation directory recorded in
     // the PSG (the report tries it first); then beside the binary, then here.
     std::error_code ec;
@@ -155,6 +164,8 @@ int main(int argc, char **argv) {
     out.flush();
     if (!out)
       throw Error((output.empty() ? "stdout" : output) + ": write failed");
+    for (const std::string &w : report_warnings)
+      std::fprintf(stderr, "scalana detect: warning: %s\n", cli::Echoed(w).c_str());
   } catch (const Error &e) {
     // Messages quote file content (ids, names, JSON parser excerpts).
     if (tty)

@@ -6,6 +6,7 @@
 // (rank_summary.h): 32,768 ranks printed one by one made 3.9 million lines.
 #include "rank_summary.h"
 #include "scalana/echo.h"
+#include "time_lines.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
 #include "scalana/sampling_checks.h"
@@ -33,6 +34,9 @@ namespace {
 
 struct Resolved {
   bool ok = false;
+  // Frames of the program its debug information names nothing of (a
+  // stripped binary): no vertex, and no raw ids worth showing.
+  bool unplaced = false;
   std::string kind, location, function, label;
   std::vector<std::string> call_lines; // file:line of each call site, outermost first
   // The vertex's calling context as reports print it: "main", "parallel
@@ -72,13 +76,21 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
               ", profile " + p.meta.psg_id + "); locations may be wrong";
     FrameResolver frames(psg, p.meta.binary);
     frames.ResolveProfile(p);
+    std::vector<std::string> warnings =
+        DebugInfoWarnings(frames.stats(), p.meta.binary, p.meta.build_id);
     if (std::string w = DebugReaderWarning(frames.stats(), p.meta.binary); !w.empty())
+      warnings.insert(warnings.begin(), w);
+    for (const std::string &w : warnings)
       *note += std::string(note->empty() ? "warning: " : "; warning: ") + w;
     out.assign(p.contexts.size(), Resolved{});
     size_t unresolved = 0;
     for (size_t i = 0; i < p.contexts.size(); ++i) {
       if (p.contexts[i].empty())
         continue;
+      if (IsUnplacedContext(p.contexts[i])) {
+        out[i].unplaced = true;
+        continue;
+      }
       VertexId v = psg.Resolve(p.contexts[i]);
       if (v == kNoVertex) {
         ++unresolved;
@@ -123,6 +135,8 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
 
 std::string Describe(const Profile &p, const std::vector<Resolved> &res, uint32_t ctx) {
   const Resolved &r = res[ctx];
+  if (r.unplaced)
+    return "unplaced (no symbols)";
   if (!r.ok)
     return RawContext(p.contexts[ctx]);
   std::string s = r.kind;
@@ -190,6 +204,7 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank,
     std::printf("\n== rank %d  host %s pid %lld threads %d wall %.3f s samples %llu dropped %llu\n",
                 r.rank, Safe(r.host).c_str(), (long long)r.pid, r.threads, r.wall_time,
                 (unsigned long long)r.samples, (unsigned long long)r.samples_dropped);
+    PrintRankTime(r);
     if (!r.errors.empty()) {
       std::printf("   errors:");
       for (const auto &[what, n] : r.errors)

@@ -118,13 +118,15 @@ void PrintRankSummary(const Profile &p, const std::function<std::string(uint32_t
   std::printf("   per rank over all %zu ranks, 0 where a rank has no row: min, median, max "
               "(the rank with the max); ranks standing out below a row\n",
               n);
-  Values wall, samples, threads;
+  Values wall, samples, threads, on_cpu, run_delay;
   std::map<std::string, std::pair<uint64_t, std::vector<int>>> errors;
   for (uint32_t i = 0; i < n; ++i) {
     const RankData &r = p.ranks[i];
     wall.Add(i, r.wall_time);
     samples.Add(i, double(r.samples));
     threads.Add(i, r.threads);
+    on_cpu.Add(i, r.on_cpu);
+    run_delay.Add(i, r.run_delay);
     for (const auto &[what, count] : r.errors) {
       errors[what].first += count;
       errors[what].second.push_back(r.rank);
@@ -134,6 +136,9 @@ void PrintRankSummary(const Profile &p, const std::function<std::string(uint32_t
   std::printf("   %-10s %s\n", "wall s", Row(SpreadOf(p, wall), "%.3f").c_str());
   std::printf("   %-10s %s\n", "samples", Row(SpreadOf(p, samples), "%.0f").c_str());
   std::printf("   %-10s %s\n", "threads", Row(SpreadOf(p, threads), "%.0f").c_str());
+  // The kernel's account of the main thread (0 where not measured).
+  std::printf("   %-10s %s\n", "on cpu s", Row(SpreadOf(p, on_cpu), "%.3f").c_str());
+  std::printf("   %-10s %s\n", "run dly s", Row(SpreadOf(p, run_delay), "%.3f").c_str());
   for (const auto &[what, e] : errors)
     std::printf("   errors:    %s=%llu on ranks %s\n", EscapeControls(what).c_str(),
                 (unsigned long long)e.first, Ranks(e.second).c_str());

@@ -1,0 +1,171 @@
+"""Cases of test_runtime.py for the time accounting (docs/runtime.md, "Time
+accounting"; docs/detect.md, "Time accounting"): the kernel's split of each
+rank's wall time and the report's, held to what the program measures itself
+(programs/time_split.c prints its compute CPU and wall time and its sleep).
+
+The helpers (run, check, build, ...) are test_runtime.py's, which runs as
+__main__ and imports this file."""
+import json
+import os
+import re
+
+import __main__ as rt
+
+# The tolerance of every comparison with the program's own figures: 10% of
+# the figure, and 20 ms for clock reads at the edges of the program's spans.
+REL, ABS = 0.10, 0.02
+
+
+def own_figures(stdout):
+    rows = {}
+    for m in re.finditer(r"rank (\d+) compute_cpu ([\d.]+) compute_wall ([\d.]+) sleep ([\d.]+)",
+                         stdout):
+        rows[int(m.group(1))] = {"cpu": float(m.group(2)), "compute_wall": float(m.group(3)),
+                                 "sleep": float(m.group(4))}
+    return rows
+
+
+def time_run(args, np, prog_args):
+    exe = rt.build(args, args.exe)
+    out, p = rt.profile_run(args, exe, np=np, prog_args=prog_args)
+    own = own_figures(p.stdout)
+    rt.check(sorted(own) == list(range(np)), "every rank printed its figures: %s" % p.stdout)
+    ranks = {r["rank"]: r for r in rt.read_run(out)["ranks"]}
+    return out, own, ranks
+
+
+def check_rank_split(r, own):
+    """The kernel's account of rank R's main thread against its own clocks."""
+    wall, on_cpu, delay = r["wall_time"], r.get("on_cpu", 0), r.get("run_delay", 0)
+    rt.check(on_cpu > 0, "rank %d: on_cpu measured: %s" % (r["rank"], r))
+    blocked = wall - on_cpu - delay
+    rt.check(on_cpu >= own["cpu"] * (1 - REL) - ABS,
+             "rank %d: on a CPU %.3f s, the program computed %.3f CPU s" %
+             (r["rank"], on_cpu, own["cpu"]))
+    rt.check(on_cpu <= r["cpu_time"] + ABS,
+             "rank %d: the main thread on a CPU %.3f s, more than its process's %.3f CPU s" %
+             (r["rank"], on_cpu, r["cpu_time"]))
+    rt.check(blocked >= own["sleep"] * (1 - REL) - ABS,
+             "rank %d: blocked %.3f s, the program slept %.3f s" %
+             (r["rank"], blocked, own["sleep"]))
+    # While it computes, a rank is on a CPU or runnable: its own wall time
+    # there less its CPU time is run delay the kernel must have counted.
+    waited = own["compute_wall"] - own["cpu"]
+    rt.check(delay >= waited * (1 - REL) - ABS,
+             "rank %d: runnable but not running %.3f s, the program's compute took %.3f s "
+             "of wall for %.3f CPU s" % (r["rank"], delay, own["compute_wall"], own["cpu"]))
+    return blocked
+
+
+def detect_time(args, out):
+    p = rt.run([os.path.join(args.bin, "scalana"), "detect", "--format", "json", out])
+    return json.loads(p.stdout)["runs"][-1]["time"]
+
+
+def case_time_split(args):
+    # Compute, then sleep: the sleep is blocked time, the compute on a CPU.
+    np = args.np
+    out, own, ranks = time_run(args, np, ["0.4", "0.5"])
+    for rank, r in ranks.items():
+        check_rank_split(r, own[rank])
+    t = detect_time(args, out)
+    walls = [ranks[k]["wall_time"] for k in ranks]
+    lo = min(own[k]["cpu"] / ranks[k]["wall_time"] for k in ranks)
+    hi = max(own[k]["cpu"] / ranks[k]["wall_time"] for k in ranks)
+    comp = t["computation"]["median"]
+    # Computation is the sampled CPU outside MPI calls: the compute loop and
+    # the little before MPI_Init.
+    rt.check(lo * (1 - REL) - 0.02 <= comp <= hi * (1 + REL) + 0.02,
+             "report: computation %.3f of wall, the program computed %.3f-%.3f" % (comp, lo, hi))
+    sleep_share = min(own[k]["sleep"] / ranks[k]["wall_time"] for k in ranks)
+    rt.check(t["not_placed"]["median"] >= sleep_share * (1 - REL),
+             "report: not placed %.3f of wall, the program slept %.3f of it" %
+             (t["not_placed"]["median"], sleep_share))
+    rt.check(t["kernel_ranks"] == np and t["ranks"] == np, "report: every rank timed: %s" % t)
+    rt.check(abs(t["median_wall_seconds"] - sorted(walls)[len(walls) // 2]) < 1e-3,
+             "report: median wall %s of %s" % (t["median_wall_seconds"], walls))
+
+
+def case_time_shared_cores(args):
+    # More ranks than cores, all computing at once: each waits for a core
+    # for most of its compute, and the report says so before any cause.
+    np = args.np
+    cores = os.cpu_count() or 1
+    out, own, ranks = time_run(args, np, ["0.3", "0"])
+    for rank, r in ranks.items():
+        check_rank_split(r, own[rank])
+    p = rt.run([os.path.join(args.bin, "scalana"), "detect", out])
+    head = p.stdout.split("== Root causes")[0]
+    t = detect_time(args, out)
+    if np > cores:
+        rt.check(t["shared_cores"] and t["max_ranks_per_host"] == np and t["cores"] == cores,
+                 "JSON: shared cores, %d ranks on %d cores: %s" % (np, cores, t))
+        m = re.search(r"^shared cores: %d ranks on %d cores: ranks runnable but not running "
+                      r"([\d.]+)%% of their wall time" % (np, cores), head, re.M)
+        rt.check(m, "the report names the shared cores before any cause:\n%s" % head)
+        rt.check(abs(float(m.group(1)) / 100 - t["run_delay"]["median"]) < 0.001,
+                 "text and JSON agree: %s vs %s" % (m.group(1), t["run_delay"]))
+        lines = head.splitlines()
+        rt.check(lines[3].startswith("shared cores:"),
+                 "the shared cores are the report's first line after the runs:\n%s" % head)
+    else:
+        rt.check(t["cores"] == cores, "JSON: the host's cores: %s" % t)
+
+
+def mpiio_run(args, np):
+    exe = rt.build(args, args.exe)
+    target = os.path.join(os.path.dirname(exe), "mpiio_grow.out")
+    out, p = rt.profile_run(args, exe, np=np, prog_args=[target, "0.2", "1024"])
+    own = {}
+    for m in re.finditer(r"rank (\d+) io ([\d.]+) bytes (\d+)", p.stdout):
+        own[int(m.group(1))] = (float(m.group(2)), int(m.group(3)))
+    rt.check(sorted(own) == list(range(np)), "every rank printed its I/O: %s" % p.stdout)
+    return out, own
+
+
+def case_mpiio(args):
+    # MPI-IO collectives are timed with their bytes and recorded as
+    # collectives over the file's group; the time split counts them as I/O.
+    np = args.np
+    out, own = mpiio_run(args, np)
+    doc = rt.read_run(out)
+    ctx_op = {}
+    for r in doc["ranks"]:
+        for row in r["mpi"]:
+            if len(row) == 5:
+                ctx_op[row[0]] = row[4]
+    for r in doc["ranks"]:
+        io_s, nbytes = own[r["rank"]]
+        rows = {row[4]: row for row in r["mpi"] if len(row) == 5}
+        w = rows.get("MPI_File_write_at_all")
+        rt.check(w and w[1] == 4 and w[3] == nbytes,
+                 "rank %d: MPI_File_write_at_all 4 calls, %d bytes: %s" % (r["rank"], nbytes, w))
+        timed = sum(rows[op][2] for op in ("MPI_File_write_at_all", "MPI_File_sync") if op in rows)
+        rt.check(abs(timed - io_s) <= 0.2 * io_s + ABS,
+                 "rank %d: write and sync timed %.3f s, the program measured %.3f s" %
+                 (r["rank"], timed, io_s))
+        colls = [d for d in r["deps"]
+                 if d[1] == "coll" and ctx_op.get(d[0]) == "MPI_File_write_at_all"]
+        rt.check(len(colls) == 1 and doc["comms"][colls[0][4]] == list(range(np)),
+                 "rank %d: the collective write is a collective over all %d ranks: %s" %
+                 (r["rank"], np, colls))
+    t = detect_time(args, out)
+    share = min(own[r["rank"]][0] / r["wall_time"] for r in doc["ranks"])
+    rt.check(t["io"]["median"] >= share * 0.8,
+             "report: I/O %.3f of wall, the program measured %.3f" % (t["io"]["median"], share))
+
+
+def case_mpiio_scaling(args):
+    # The write grows with the ranks (weak scaling otherwise): the report's
+    # first cause is the I/O line, called I/O.
+    runs = [mpiio_run(args, np)[0] for np in (1, 2, 4)]
+    p = rt.run([os.path.join(args.bin, "scalana"), "detect", "--format", "json"] + runs)
+    causes = json.loads(p.stdout)["root_causes"]
+    src = rt.Source(args.exe)
+    rt.check(causes and causes[0]["io"] and
+             causes[0]["line"] in (src.line("write"), src.line("sync")),
+             "the first cause is the write or its sync, as I/O: %s" % causes[:2])
+    text = rt.run([os.path.join(args.bin, "scalana"), "detect"] + runs).stdout
+    rt.check(re.search(r"^#1  io at \S+:(%d|%d)  \(main\)" % (src.line("write"), src.line("sync")),
+                       text, re.M) and "I/O that no computation explains" in text,
+             "the text names it I/O:\n%s" % text[:3000])
