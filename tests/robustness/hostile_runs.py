@@ -539,7 +539,7 @@ def stage_impossible(t):
         d["ranks"][1]["vertices"][0][1] = 2 ** 62
     run = edited("vertex-samples-2e62", vertex)
     t.check("vertex samples 2^62", t.detect(t.base(1), run), stderr_has=[
-        "ranks[1].vertices[0][1] (samples, with the rows before it)", "impossible for this rank"])
+        "ranks[1].vertices[0][1] (samples, with the rows before it)", "impossible for rank 1"])
 
     def wait(d):
         d["ranks"][0]["mpi"][0][2] = 1e9
