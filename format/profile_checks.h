@@ -45,10 +45,10 @@ inline constexpr double kWaitMargin = 1.1, kWaitSlackSeconds = 1;
 // Dependence waits past a context's first calls are estimates (1 call in 16
 // recorded, weighted 16): they may overshoot more.
 inline constexpr double kDepWaitMargin = 4;
-// CPU time: at most this factor of the wall time x threads, plus this slack
-// (the process clock starts before the profiler's, and is read a moment
-// apart from the wall clock); no more threads run at once than the largest
-// kernel has CPUs (Linux's NR_CPUS is at most 8,192).
+// CPU time: at most this factor of (the wall time + this slack) x threads
+// (the process clock starts before the profiler's, and a snapshot reads it
+// a moment after the wall clock); no more threads run at once than the
+// largest kernel has CPUs (Linux's NR_CPUS is at most 8,192).
 inline constexpr double kCpuMargin = 1.1, kCpuSlackSeconds = 1, kMaxCpus = 8192;
 // A rank's wall time against the run's (rank 0's, taken at the write): ranks
 // start moments apart, and a large job's launch may take a while.

@@ -28,7 +28,7 @@ std::string Row(const char *table, size_t k, int column) {
 // run's wall clock and its start; kMaxSeconds when neither is recorded.
 struct WallLimit {
   double seconds = kMaxSeconds;
-  std::string basis;
+  std::string basis = "the longest time a profile may hold";
 };
 
 WallLimit RunWallLimit(const ProfileMeta &meta) {
@@ -85,12 +85,14 @@ private:
                       ? "wall time " + Num(wall_) + " s x " + Num(threads_) + " thread(s)"
                       : "its wall time not recorded: at most " + Num(wall_) + " s (" + run_.basis +
                             ") x " + Num(threads_) + " thread(s)";
-    // No more threads run at once than the kernel has CPUs.
-    cpu_allowed_ = kCpuMargin * wall_ * std::min(threads_, kMaxCpus) + kCpuSlackSeconds;
-    thread_cpu_allowed_ = kCpuMargin * wall_ + kCpuSlackSeconds;
-    cpu_bound_ = Num(kCpuMargin) + " x " + Num(wall_) + " s x " +
-                 Num(std::min(threads_, kMaxCpus)) + " thread(s) + " + Num(kCpuSlackSeconds) +
-                 " s = " + Num(cpu_allowed_) + " s";
+    // No more threads run at once than the kernel has CPUs. The slack is
+    // per thread: a snapshot reads the CPU clock after the wall clock, and
+    // every busy thread runs on meanwhile.
+    const double cpus = std::min(threads_, kMaxCpus);
+    cpu_allowed_ = kCpuMargin * (wall_ + kCpuSlackSeconds) * cpus;
+    thread_cpu_allowed_ = kCpuMargin * (wall_ + kCpuSlackSeconds);
+    cpu_bound_ = Num(kCpuMargin) + " x (" + Num(wall_) + " s + " + Num(kCpuSlackSeconds) +
+                 " s) x " + Num(cpus) + " thread(s) = " + Num(cpu_allowed_) + " s";
   }
 
   void CheckCpu() {
@@ -176,8 +178,8 @@ private:
 
   // One thread's times: no more than the wall clock.
   void CheckThreads() {
-    const std::string bound = Num(kCpuMargin) + " x " + Num(wall_) + " s + " +
-                              Num(kCpuSlackSeconds) + " s = " + Num(thread_cpu_allowed_) + " s";
+    const std::string bound = Num(kCpuMargin) + " x (" + Num(wall_) + " s + " +
+                              Num(kCpuSlackSeconds) + " s) = " + Num(thread_cpu_allowed_) + " s";
     auto one = [&](const std::string &field, double seconds, const char *what) {
       if (seconds > thread_cpu_allowed_)
         Refuse(field,

@@ -59,7 +59,7 @@ std::vector<Lie> Lies() {
       {"CPU time 1e8 s",
        [](Profile &, RankData &r) { r.cpu_time = 1e8; },
        {"cpu_time 1e+08 s of CPU time is more than its threads could use",
-        "at most 1.1 x 12.1235 s x 1 thread(s) + 1 s = 14.3358 s"}},
+        "at most 1.1 x (12.1235 s + 1 s) x 1 thread(s) = 14.4358 s"}},
       {"CPU time beyond wall time x threads, just",
        [](Profile &, RankData &r) { r.cpu_time = 15; },
        {"cpu_time 15 s of CPU time"}},
@@ -119,7 +119,7 @@ std::vector<Lie> ThreadLies() {
          r.thread_info[1].cpu_seconds = 15;
        },
        {"thread_info[1][3] (CPU seconds) 15 s of CPU time is more than one thread ran",
-        "at most 1.1 x 12.1235 s + 1 s = 14.3358 s"}},
+        "at most 1.1 x (12.1235 s + 1 s) = 14.4358 s"}},
       {"OpenMP time 1e8 s",
        [](Profile &, RankData &r) { r.omp[1].seconds = 1e8; },
        {"omp[1][4] (seconds) 1e+08 s in the OpenMP runtime is more than one thread ran"}},
@@ -223,7 +223,7 @@ TEST(ImpossibleNumbers, ThreadTimesAndCountsAreRefusedToo) { ExpectRefused(Threa
 TEST(ImpossibleNumbers, NumbersAtTheirBoundsAreRead) {
   Profile p = RichProfile(kRanks);
   RankData &r = p.ranks[kLiar];   // 1 thread, 12.1235 s of wall time
-  r.cpu_time = 14.3;              // under 1.1 x 12.1235 + 1 s
+  r.cpu_time = 14.4;              // under 1.1 x (12.1235 s + 1 s)
   r.mpi[0].calls = 1'000'000'000; // under 1e8/s x 13.1235 s
   r.mpi[0].bytes = uint64_t(100) << 50;
   p.ranks[0].wall_time = 73; // a rank that started a minute before rank 0

@@ -576,7 +576,7 @@ def stage_impossible(t):
          ["meta.wall_time 1e+08 s from meta.start_time", "ends after the time it is read"]),
         ("CPU time 1e8 s", lambda d: d["ranks"][1].update(cpu_time=1e8),
          ["ranks[1].cpu_time 1e+08 s of CPU time is more than its threads could use",
-          f"at most 1.1 x {wall:.6g} s x"]),
+          f"at most 1.1 x ({wall:.6g} s + 1 s) x"]),
         ("calls 2^64-1", lambda d: d["ranks"][1]["mpi"][0].__setitem__(1, 2 ** 64 - 1),
          ["ranks[1].mpi[0][1] (calls, with the rows before it) 1.84467e+19 MPI calls",
           "one per 10 ns of each thread's wall time"]),
