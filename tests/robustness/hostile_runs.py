@@ -635,6 +635,11 @@ def stage_twice(t):
     t.check("two runs of one run id", t.detect(same, two), stderr_has=[
         f"{two} (argument 2) holds run {run_id}, as {same} (argument 1) does",
         "each job its own SCALANA_RUN_ID"])
+    # `export` reads the runs as `detect` does.
+    t.check("export: the same directory twice",
+            [t.scalana, "export", "--format", "extrap", "-o",
+             os.path.join(t.cases, "twice.extrap.json"), one, two, link],
+            stderr_has=[f"{link} (argument 3) is the run directory {one} (argument 1)"])
     # Two distinct runs are read as ever.
     t.check("two distinct runs", t.detect(one, two), status=0)
 
