@@ -31,7 +31,10 @@ int main(int argc, char **argv) {
   DetectOptions opts;
   LoadOptions load;
   std::string format = "text", output;
-  app.add_option("RUN_DIR", run_dirs, "run directories (two or more rank counts)")->required();
+  app.add_option("RUN_DIR", run_dirs,
+                 "run directories (two or more rank counts; each run once: a directory or run "
+                 "id given twice is an error)")
+      ->required();
   app.add_option("--abnorm-thd", opts.abnorm_thd,
                  "a vertex is abnormal on a rank whose time exceeds this x the median over ranks")
       ->capture_default_str()

@@ -26,7 +26,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> run_dirs;
   std::string format, output;
   LoadOptions load;
-  app.add_option("RUN_DIR", run_dirs, "run directories")->required();
+  app.add_option("RUN_DIR", run_dirs,
+                 "run directories (each run once: a directory or run id given twice is an error)")
+      ->required();
   app.add_option("--format", format,
                  "extrap: one Extra-P JSON input file; hatchet: a directory with one literal "
                  "JSON call tree per run; cube: a directory with one .cubex per run "
