@@ -14,12 +14,6 @@ namespace {
 
 using json = nlohmann::json;
 
-std::string Num(double v) {
-  char buf[32];
-  std::snprintf(buf, sizeof buf, "%.6g", v);
-  return buf;
-}
-
 // Where the parser is: one frame per open object or array, each knowing
 // how its parent reached it, so a message can spell "meta.sampling".
 struct Frame {
@@ -88,60 +82,6 @@ json ParseJsonOnce(const std::string &text) {
     return true;
   };
   return json::parse(text, cb);
-}
-
-void CheckRankNumbers(const ProfileMeta &meta, const RankData &r, const std::string &at) {
-  const double hz = meta.sampling.hz, threads = r.threads > 1 ? r.threads : 1;
-  // CPU time: measured, or at most the wall time of every thread.
-  const bool cpu_known = r.cpu_time > 0;
-  const double cpu = cpu_known ? r.cpu_time : r.wall_time * threads;
-  auto bad = [&](const std::string &field, const std::string &what) {
-    throw Error(at + "." + field + " " + what +
-                ": impossible for this rank; the file was edited or damaged: re-run");
-  };
-  if (hz > 0 && cpu > 0) {
-    const double allowed = hz * (kSampleMargin * cpu + kSampleSlackSeconds);
-    const std::string basis =
-        "(" + Num(hz) + " Hz x " + Num(cpu) +
-        (cpu_known ? " s of CPU time" : " s of wall time x threads, its CPU time not recorded") +
-        ")";
-    auto samples = [&](const std::string &field, double n) {
-      if (n > allowed)
-        bad(field, Num(n) + " samples is more than the sampling rate allows " + basis);
-    };
-    samples("samples", double(r.samples));
-    double sum = 0;
-    for (size_t k = 0; k < r.vertices.size(); ++k) {
-      sum += double(r.vertices[k].samples);
-      samples("vertices[" + std::to_string(k) + "][1] (samples, with the rows before it)", sum);
-    }
-    sum = 0;
-    for (size_t k = 0; k < r.thread_vertices.size(); ++k) {
-      sum += double(r.thread_vertices[k].samples);
-      samples("thread_vertices[" + std::to_string(k) + "][2] (samples, with the rows before it)",
-              sum);
-    }
-  }
-  if (r.wall_time > 0) {
-    const double allowed = kWaitMargin * r.wall_time * threads + kWaitSlackSeconds;
-    const std::string basis =
-        "(wall time " + Num(r.wall_time) + " s x " + Num(threads) + " thread(s))";
-    double sum = 0;
-    for (size_t k = 0; k < r.mpi.size(); ++k) {
-      sum += r.mpi[k].seconds;
-      if (sum > allowed)
-        bad("mpi[" + std::to_string(k) + "][2] (seconds, with the rows before it)",
-            Num(sum) + " s in MPI calls is more than the rank ran " + basis);
-    }
-    sum = 0;
-    const double dep_allowed = kDepWaitMargin * r.wall_time * threads + kWaitSlackSeconds;
-    for (size_t k = 0; k < r.deps.size(); ++k) {
-      sum += r.deps[k].wait_seconds;
-      if (sum > dep_allowed)
-        bad("deps[" + std::to_string(k) + "][7] (wait seconds, with the rows before it)",
-            Num(sum) + " s of waiting is more than the rank ran " + basis);
-    }
-  }
 }
 
 } // namespace scalana

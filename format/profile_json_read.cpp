@@ -167,6 +167,7 @@ void ReadMeta(const json &m, const Path &mp, ProfileMeta &meta) {
     for (const auto &[k, v] : Obj(*cv, cp).items())
       meta.config[k] = Str(v, Path{&cp, k.c_str()});
   }
+  CheckMetaNumbers(meta);
 }
 
 // One document's reader: the checks that need what was read before (the

@@ -1,5 +1,7 @@
 #include "config.h"
 
+#include "scalana/echo.h"
+
 #include <cstdlib>
 #include <cstring>
 #include <unistd.h>
@@ -20,8 +22,10 @@ std::vector<std::string> Split(const std::string &s, char sep) {
   return out;
 }
 
+// Decimal digits, no sign, no leading zero (which some read as octal), at
+// most 19 of them (fits 64 bits).
 bool ParseUint(const std::string &s, unsigned long long *out) {
-  if (s.empty() || s.size() > 19)
+  if (s.empty() || s.size() > 19 || (s.size() > 1 && s[0] == '0'))
     return false;
   unsigned long long v = 0;
   for (char c : s) {
@@ -57,7 +61,6 @@ std::string Describe(const Option &opt) {
   case Type::String:
     return "a path";
   case Type::Bool:
-    return "0|1";
   case Type::Uint:
   case Type::Choice:
     return opt.accepted;
@@ -68,13 +71,19 @@ std::string Describe(const Option &opt) {
 }
 
 std::string Validate(const Option &opt, const std::string &value) {
-  std::string bad = std::string(opt.env) + "='" + value + "' is not valid (--" + opt.long_option +
-                    "): expected " + Describe(opt);
+  // The value echoed escaped and cut: it may hold a newline or ESC, or be
+  // 10 KB long (scalana/echo.h).
+  std::string bad = std::string(opt.env) + "='" + EchoValue(value) + "' is not valid (--" +
+                    opt.long_option + "): expected " + Describe(opt);
   switch (opt.type) {
   case Type::String:
     return value.empty() ? std::string(opt.env) + " is empty: give a directory path" : "";
-  case Type::Bool:
-    return value == "0" || value == "1" ? "" : bad;
+  case Type::Bool: // exactly the table's spellings ("0|1"): not "2", "1e23" or "yes"
+  case Type::Choice:
+    for (const std::string &c : Split(opt.accepted, '|'))
+      if (c == value)
+        return "";
+    return bad;
   case Type::Uint: {
     auto range = Split(opt.accepted, '.'); // "MIN..MAX" splits to MIN, "", MAX
     unsigned long long v, lo, hi;
@@ -83,11 +92,6 @@ std::string Validate(const Option &opt, const std::string &value) {
       return bad;
     return "";
   }
-  case Type::Choice:
-    for (const std::string &c : Split(opt.accepted, '|'))
-      if (c == value)
-        return "";
-    return bad;
   case Type::List: {
     auto items = Split(value, ',');
     if (items.size() > 8)
@@ -123,7 +127,12 @@ unsigned long UintValue(Id id) {
   return std::strtoul(v.c_str(), nullptr, 10);
 }
 
-bool BoolValue(Id id) { return Value(id) == "1"; }
+bool BoolValue(Id id) {
+  std::string v = Value(id);
+  if (!Validate(Get(id), v).empty())
+    v = Get(id).default_value;
+  return v == "1";
+}
 
 std::vector<std::string> ListValue(Id id) {
   std::string v = Value(id);

@@ -30,7 +30,8 @@
   X(Verbose, "SCALANA_VERBOSE", "verbose", "v", Bool, "0", "0|1",                                  \
     "print the sampling source on rank 0 at start and a summary at finalize")                      \
   X(Force, "SCALANA_FORCE", "force", "f", Bool, "0", "0|1",                                        \
-    "overwrite a run directory that holds the profile of a different run")                         \
+    "overwrite a run directory that holds the profile of a job that has ended (never one "         \
+    "a running job holds)")                                                                        \
   X(Snapshot, "SCALANA_SNAPSHOT", "snapshot", "", Uint, "10", "0..86400",                          \
     "seconds between snapshots of each rank's data (see --snapshot-files; the first at "           \
     "MPI_Init, then 1, 2, 4 ... s after it until the gap reaches N), so a killed run keeps what "  \

@@ -10,7 +10,9 @@
 #include "final_profile.h"
 #include "modules.h"
 #include "recorder.h"
+#include "run_dir_claim.h"
 #include "runtime.h"
+#include "scalana/echo.h"
 #include "scalana/elf_section.h"
 #include "scalana/psg_format.h"
 #include "signal_safe/write_whole.h"
@@ -40,6 +42,9 @@ namespace {
 
 double g_load_time = 0;
 std::string *g_start_time;
+// The job as the launcher saw it, read at load: a singleton's MPI_Init puts
+// its own PMIx namespace into the environment.
+std::string *g_job_id;
 
 std::string ReadLink(const char *path) {
   char buf[PATH_MAX];
@@ -195,7 +200,37 @@ int FileRank() {
   return r < 0 ? 0 : r;
 }
 
+// TEXT (a message quoting paths in the run directory) escaped, the run
+// directory in it echoed cut (scalana/echo.h): SCALANA_OUTPUT may hold a
+// newline or be 10 KB long.
+std::string Echoed(const std::string &text) {
+  std::vector<std::string> values;
+  {
+    std::lock_guard<std::mutex> lock(g_fixed_mutex);
+    if (g_fixed)
+      values.push_back(g_fixed->run_dir);
+  }
+  return EchoInMessage(text, values);
+}
+
 } // namespace
+
+void WarnUnusableOptions() noexcept {
+  try {
+    // Through `scalana prof` these were refused before the program started;
+    // without it, each goes back to its default, and says so once.
+    for (const config::Option &o : config::Options()) {
+      const char *v = std::getenv(o.env);
+      if (!v || !*v)
+        continue;
+      std::string err = config::Validate(o, v);
+      if (!err.empty())
+        std::fprintf(stderr, "scalana: %s; the default %s is used\n", EscapeControls(err).c_str(),
+                     *o.default_value ? o.default_value : "(computed)");
+    }
+  } catch (...) {
+  }
+}
 
 void PrepareFixedMeta() noexcept {
   try {
@@ -331,16 +366,16 @@ bool WriteRankFile(const char *why, int sig, double lock_seconds) noexcept {
         std::fprintf(stderr,
                      "scalana: rank %d: could not write: no space left on the device of %s "
                      "(%s); its data there is that of its last snapshot, if any\n",
-                     FileRank(), Fixed().run_dir.c_str(), std::strerror(e.err));
+                     FileRank(), EchoValue(Fixed().run_dir).c_str(), std::strerror(e.err));
     } else if (why) {
       std::fprintf(stderr, "scalana: rank %d: could not write its profile: %s\n", FileRank(),
-                   e.what());
+                   Echoed(e.what()).c_str());
     }
   } catch (const std::exception &e) {
     CountError(why ? "end_record_write" : "snapshot_write");
     if (why) // the rank is ending: the last chance to say so
       std::fprintf(stderr, "scalana: rank %d: could not write its profile: %s\n", FileRank(),
-                   e.what());
+                   Echoed(e.what()).c_str());
   } catch (...) {
     CountError(why ? "end_record_write" : "snapshot_write");
   }
@@ -370,8 +405,8 @@ void PrintFinalSummary(const std::string &file, int size, const FinalTotals &t, 
     std::fprintf(stderr,
                  "scalana: wrote %s: %d ranks, %llu samples, %llu dropped, "
                  "%llu runtime errors%s\n",
-                 file.c_str(), size, (unsigned long long)t.samples, (unsigned long long)t.dropped,
-                 (unsigned long long)t.errors,
+                 Echoed(file).c_str(), size, (unsigned long long)t.samples,
+                 (unsigned long long)t.dropped, (unsigned long long)t.errors,
                  t.errors ? " (see `scalana show` for the list)" : "");
 }
 
@@ -435,7 +470,7 @@ bool GatherProfileJson(const std::string &text) noexcept {
       written = 1;
       PrintFinalSummary(dir + "/profile.json.gz", size, TotalsOf(merged), missing);
     } catch (const std::exception &e) {
-      std::fprintf(stderr, "scalana: could not write the profile: %s%s\n", e.what(),
+      std::fprintf(stderr, "scalana: could not write the profile: %s%s\n", Echoed(e.what()).c_str(),
                    std::strstr(e.what(), std::strerror(ENOSPC))
                        ? " (could not write: no space left; every rank keeps its own file "
                          "where it still fits)"
@@ -472,7 +507,7 @@ void WriteFinalProfile() noexcept {
       std::fprintf(stderr,
                    "scalana: could not write %s with MPI-IO (%s); rank 0 gathers "
                    "profile.json.gz instead\n",
-                   container::kFileName, why.c_str());
+                   container::kFileName, Echoed(why).c_str());
   }
   if (!written)
     written = GatherProfileJson(text);
@@ -484,14 +519,27 @@ void WriteFinalProfile() noexcept {
 
 std::string StartTimeUtc() { return g_start_time ? *g_start_time : ""; }
 
-void MarkRunDir() noexcept {
+bool ClaimRunDir(const char *run_id) noexcept {
   try {
     std::string dir = RunDir();
     MakeDirs(dir);
-    WriteRunIdMarker(dir);
+    // Through `scalana prof`, the launcher claimed it and this joins; without
+    // it (SCALANA_OUTPUT set, the library preloaded), this is the claim,
+    // and its refusal cannot stop the program: the run goes unprofiled.
+    rundir::Claim c = rundir::ClaimJobFile(dir, g_job_id ? *g_job_id : config::JobIdFromEnv(),
+                                           config::BoolValue(config::Id::Force), "", 10);
+    if (c.kind == rundir::Claim::kRefused) {
+      std::fprintf(stderr, "scalana: %s; this run is not profiled (the program runs on)\n",
+                   EscapeControls(c.message).c_str());
+      return false;
+    }
+    if (c.kind == rundir::Claim::kOwned)
+      rundir::MoveHigh(c.fd, true);   // held, with its lock, until the process ends
+    rundir::AppendRunId(dir, run_id); // else the rank files still carry the id
   } catch (...) {
     // The rank files carry the run id all the same.
   }
+  return true;
 }
 
 } // namespace scalana::rt
@@ -525,6 +573,8 @@ __attribute__((constructor)) static void ScalanaRuntimeLoad() {
   if (IsLauncherProcess())
     return; // inactive: no sampling, no handlers, no files
   SetRuntimeActive(true);
+  scalana::rundir::CloseJobLockOnExec();
+  g_job_id = new std::string(scalana::config::JobIdFromEnv());
   g_load_time = Now();
   char buf[32];
   std::time_t now = std::time(nullptr);

@@ -629,9 +629,16 @@ void InitDone(MpiCall &) noexcept {
   Guarded("init", [] {
     PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
     PMPI_Comm_size(MPI_COMM_WORLD, &g_world_size);
-    AgreeRunId(g_world_rank); // collective: first, so every rank reaches it
     if (g_world_rank == 0)
-      MarkRunDir();
+      WarnUnusableOptions();
+    // Collective: first, so every rank reaches it.
+    if (!AgreeRunId(g_world_rank)) {
+      // The run directory is another job's: nothing is recorded or written
+      // (rank 0 said why), and the program runs on.
+      g_profile_done.store(true);
+      StopSampling();
+      return;
+    }
     OpenSnapshotContainer(); // collective too: every rank, or none by configuration
     PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
     CalibrateTicks();

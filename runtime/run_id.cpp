@@ -1,7 +1,8 @@
 // The run id: one string for every rank of a job, written in each rank's
 // file (meta.run_id) and in RUN_DIR/.scalana-job, so a reader never merges
 // rank files of two runs that share a directory (docs/formats.md section 3).
-// Rank 0 makes it (or takes SCALANA_RUN_ID) and broadcasts it at MPI_Init.
+// Rank 0 makes it (or takes SCALANA_RUN_ID), claims the run directory with
+// it (output.cpp) and broadcasts both at MPI_Init.
 #include "config.h"
 #include "runtime.h"
 
@@ -14,7 +15,6 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
-#include <fstream>
 #include <string>
 
 namespace scalana::rt {
@@ -54,31 +54,21 @@ void MakeRunId(char *out) {
 
 const char *RunId() { return g_run_id; }
 
-void AgreeRunId(int world_rank) {
-  char id[kRunIdBytes] = "";
+bool AgreeRunId(int world_rank) {
+  // The id, then whether the run directory is this run's (rank 0 claims it).
+  char id[kRunIdBytes + 1] = "";
   if (world_rank == 0) {
     const char *given = std::getenv("SCALANA_RUN_ID");
     if (given && UsableRunId(given))
-      std::snprintf(id, sizeof id, "%s", given);
+      std::snprintf(id, kRunIdBytes, "%s", given);
     else
       MakeRunId(id);
+    id[kRunIdBytes] = ClaimRunDir(id) ? 1 : 0;
   }
-  PMPI_Bcast(id, kRunIdBytes, MPI_CHAR, 0, MPI_COMM_WORLD);
+  PMPI_Bcast(id, kRunIdBytes + 1, MPI_CHAR, 0, MPI_COMM_WORLD);
   id[kRunIdBytes - 1] = '\0';
-  std::memcpy(g_run_id, id, sizeof id);
-}
-
-void WriteRunIdMarker(const std::string &dir) {
-  // The launcher's first line (its job) stays: launchers of this job still
-  // compare it; the run follows it.
-  std::string marker = dir + "/.scalana-job", job;
-  std::ifstream(marker) >> job;
-  if (job.empty())
-    job = config::JobIdFromEnv();
-  std::string tmp = marker + ".tmp." + std::to_string(getpid());
-  bool ok = bool(std::ofstream(tmp) << job << "\nrun " << g_run_id << "\n");
-  if (!ok || std::rename(tmp.c_str(), marker.c_str()) != 0)
-    unlink(tmp.c_str()); // the rank files still carry the id
+  std::memcpy(g_run_id, id, kRunIdBytes);
+  return id[kRunIdBytes] != 0;
 }
 
 } // namespace scalana::rt

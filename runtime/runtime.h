@@ -183,11 +183,15 @@ int WorldRank(); // -1 before MPI_Init
 std::string StartTimeUtc();
 
 // The run id (run_id.cpp): AgreeRunId, a collective over MPI_COMM_WORLD,
-// takes rank 0's at MPI_Init; RunId is "" before. MarkRunDir (rank 0)
-// names it in RUN_DIR/.scalana-job (output.cpp, by WriteRunIdMarker).
-void AgreeRunId(int world_rank);
+// takes rank 0's at MPI_Init; RunId is "" before. Rank 0 first claims the
+// run directory for the job (ClaimRunDir, output.cpp: run_dir_claim.h) and
+// names the run in RUN_DIR/.scalana-job; false on every rank when the
+// directory belongs to another job: the run then writes nothing.
+bool AgreeRunId(int world_rank);
 const char *RunId();
-void WriteRunIdMarker(const std::string &dir);
-void MarkRunDir() noexcept;
+bool ClaimRunDir(const char *run_id) noexcept;
+// Rank 0 at MPI_Init: one line per SCALANA_* value in the environment that
+// is not valid (a program started without `scalana prof`).
+void WarnUnusableOptions() noexcept;
 
 } // namespace scalana::rt

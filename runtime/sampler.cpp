@@ -4,6 +4,7 @@
 #include "config.h"
 #include "modules.h"
 #include "runtime.h"
+#include "scalana/text_escape.h"
 #include "signal_safe/schedstat.h"
 #include "signal_safe/signal_safe_entry.h"
 #include "wall_clock.h"
@@ -375,8 +376,8 @@ void InitSampling() {
   int rank = config::WorldRankFromEnv();
   if (rank <= 0 && (Verbose() || Sampler().kind == SampleSource::None)) {
     std::fprintf(stderr, "scalana: sampling %s at %g Hz%s%s%s\n", Sampler().source.c_str(),
-                 Sampler().hz, Sampler().note.empty() ? "" : " (", Sampler().note.c_str(),
-                 Sampler().note.empty() ? "" : ")");
+                 Sampler().hz, Sampler().note.empty() ? "" : " (",
+                 EscapeControls(Sampler().note).c_str(), Sampler().note.empty() ? "" : ")");
   }
 }
 

@@ -1,8 +1,10 @@
 // The numeric options of every offline tool: each value must be a finite
 // number in its range, or the tool stops at once with a plain message and
-// exit status 2 (docs/tools.md, "Options"). One place, so no tool accepts
+// exit status 2 (docs/detect.md, section 7). One place, so no tool accepts
 // `nan`, a negative count or a 300-digit number that another refuses.
 #pragma once
+
+#include "scalana/echo.h"
 
 #include <CLI/CLI.hpp>
 
@@ -33,20 +35,33 @@ inline CLI::Validator Range(double lo, double hi, bool integer = false) {
         errno = 0;
         double v = std::strtod(s, &end);
         bool whole = !integer || text.find_first_not_of("+-0123456789") == std::string::npos;
+        std::string shown = "'" + EchoValue(text) + "'"; // escaped and cut
         if (text.empty() || *end != '\0' || !whole)
-          return "'" + text + "' is not " + range;
+          return shown + " is not " + range;
         if (!std::isfinite(v) || errno == ERANGE)
-          return "'" + text + "' is not a finite number: expected " + range;
+          return shown + " is not a finite number: expected " + range;
         if (v < lo || v > hi)
-          return "'" + text + "' is out of range: expected " + range;
+          return shown + " is out of range: expected " + range;
         return "";
       },
       range);
 }
 
+// The command line's values, as Parse saw them: what messages may quote.
+inline std::vector<std::string> &ArgsSeen() {
+  static std::vector<std::string> args;
+  return args;
+}
+
+// MESSAGE (an error of CLI11 or of the readers, quoting the command line's
+// values: a path, an option's text) escaped, each value echoed cut.
+inline std::string Echoed(std::string_view message) { return EchoInMessage(message, ArgsSeen()); }
+
 // Parses ARGV for APP. Returns -1 to go on, else the exit status: 0 after
-// --help, 2 after any bad command line (printed as "TOOL: error: ...").
+// --help, 2 after any bad command line (printed as "TOOL: error: ...", the
+// values it quotes escaped and cut).
 inline int Parse(CLI::App &app, int argc, char **argv, const char *tool) {
+  ArgsSeen() = ArgValues(argc, argv);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp &e) {
@@ -56,7 +71,7 @@ inline int Parse(CLI::App &app, int argc, char **argv, const char *tool) {
   } catch (const CLI::CallForVersion &e) {
     return app.exit(e);
   } catch (const CLI::ParseError &e) {
-    std::fprintf(stderr, "%s: error: %s (see `%s --help`)\n", tool, e.what(), tool);
+    std::fprintf(stderr, "%s: error: %s (see `%s --help`)\n", tool, Echoed(e.what()).c_str(), tool);
     return 2;
   }
   return -1;

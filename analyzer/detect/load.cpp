@@ -2,6 +2,7 @@
 
 #include "detect/ppg_build.h"
 #include "detect/profile_parts.h"
+#include "detect/run_identity.h"
 #include "detect/shard_bytes.h"
 #include "frames.h"
 
@@ -171,6 +172,7 @@ void CheckRunDirs(const std::vector<std::string> &run_dirs) {
                   (found ? FileKind(st.st_mode) : OpenErrorText(errno)) +
                   "); give the run directories written by 'scalana prof -o DIR'");
   }
+  CheckDistinctRunDirs(run_dirs);
 }
 
 LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
@@ -186,6 +188,7 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
   std::map<std::string, size_t> recorded_at;
   Profile first_meta; // the first run's meta: what the others must match
   std::vector<std::string> first_label{run_dirs[0]};
+  RunIdsSeen run_ids; // process 0's: it reads the first part of every run
 
   auto load_psg = [&](const Profile &part, const std::string &dir) {
     out.binary = opts.binary.empty() ? part.meta.binary : opts.binary;
@@ -265,6 +268,8 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
     uint64_t abandoned = 0;
     bool complete = true;
     auto each = [&](Profile &&part) { // throws Error naming the file
+      if (me == 0)
+        run_ids.Add(dir, i, part.meta.run_id);
       if (!frames) {
         first_meta.meta = part.meta;
         first_meta.meta.modules.clear();

@@ -30,12 +30,13 @@ struct LoadedRuns {
 };
 
 // Throws Error naming the first of RUN_DIRS that is not a readable
-// directory (or when there is none). LoadRuns starts with it; a sharded
-// analysis calls it first on every process, so that all of them end alike.
+// directory (or when there is none), or two that are one directory
+// (run_identity.h). LoadRuns starts with it; a sharded analysis calls it
+// first on every process, so that all of them end alike.
 void CheckRunDirs(const std::vector<std::string> &run_dirs);
 
 // Throws Error, naming the run directory, on: an unreadable directory or
-// profile, runs with different PSG ids, a binary that no longer exists (say
+// profile, two runs with one run id (both named), runs with different PSG ids, a binary that no longer exists (say
 // --binary), a binary whose build id or PSG id differs from the runs'.
 LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions &opts,
                     const ProgressFn &progress = {});

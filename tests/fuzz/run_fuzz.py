@@ -8,7 +8,7 @@ grows in WORK/corpus, started afresh each run; crashing inputs are saved in
 WORK as crash-*, leak-*, timeout-* or oom-*.
 
   run_fuzz.py --fuzzer build/tests/fuzz/profile_fuzz --seeds tests/fuzz/seeds/profile \\
-              --work /tmp/fz --seconds 60 [--runs N] [--time-corpus]
+              --work /tmp/fz --seconds 60 [--runs N] [--time-corpus] [--dict FILE]
 
 --runs stops after N inputs instead of at the time limit (the longer runs for
 the record: --runs 1000000 --seconds 0); --time-corpus then times every unit
@@ -41,6 +41,8 @@ def main():
                     help="bound allocations in ASan, not in libFuzzer's malloc hook: for "
                          "targets whose code forks a child, where the inherited hook would "
                          "report the child's refused allocation as the fuzzer's out-of-memory")
+    ap.add_argument("--dict", help="a libFuzzer dictionary (tokens mutations insert: the fields "
+                                   "and values the readers' limits bound)")
     ap.add_argument("--fork", type=int, default=0,
                     help="worker processes (libFuzzer's -fork); 0: one process")
     args = ap.parse_args()
@@ -64,6 +66,8 @@ def main():
         cmd.append(f"-max_total_time={args.seconds}")
     if args.runs >= 0:
         cmd.append(f"-runs={args.runs}")
+    if args.dict:
+        cmd.append("-dict=" + args.dict)
     if args.fork > 0:
         # Fork mode ignores timeouts and out-of-memory by default: not here.
         cmd += [f"-fork={args.fork}", "-ignore_crashes=0", "-ignore_timeouts=0",

@@ -12,7 +12,14 @@ Stages (each a ctest entry; `setup` is the fixture of the others):
             directory names: escaped in every text output
   messages  link loops, zlib/raw/truncated/corrupt data: each says what it is
   options   numeric options that are not finite or out of range: exit 2
-  impossible numbers the profile's own numbers contradict, duplicate keys
+  impossible numbers the profile's own numbers contradict, duplicate keys;
+            numbers past what the run's wall clock allows (a wall time of 1e8 s,
+            CPU time 1e8 s, 2^64-1 calls or bytes), with the file's CRC right
+  twice     one run counted twice: a run directory given twice, through a
+            symbolic link or spelled otherwise, and two directories of one
+            run id: refused naming both arguments
+  echo      values echoed in messages (newlines, ESC, 10 KB) by prof, detect,
+            show, psg, export, the wrappers and the runtime: escaped and cut
   binary    the binary the profile names, corrupted: a section header past the
             end of the file, flipped bits in its DWARF sections. `show`,
             `detect` and `export` finish, saying which binary could not be
@@ -542,7 +549,7 @@ def stage_impossible(t):
         d["ranks"][1]["vertices"][0][1] = 2 ** 62
     run = edited("vertex-samples-2e62", vertex)
     t.check("vertex samples 2^62", t.detect(t.base(1), run), stderr_has=[
-        "ranks[1].vertices[0][1] (samples, with the rows before it)", "impossible for this rank"])
+        "ranks[1].vertices[0][1] (samples, with the rows before it)", "impossible for rank 1"])
 
     def wait(d):
         d["ranks"][0]["mpi"][0][2] = 1e9
@@ -559,6 +566,34 @@ def stage_impossible(t):
     t.check("dependence wait 1e8 s", t.show(run), stderr_has=[
         ".deps[0][7] (wait seconds, with the rows before it) 1e+08 s of waiting"])
 
+    # Lies past what the run's own wall clock allows (gzip's CRC is right).
+    wall = doc["ranks"][1]["wall_time"]
+
+    def started_now(d):
+        d["meta"]["start_time"] = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        d["meta"]["wall_time"] = 1e8
+        for r in d["ranks"]:
+            r["wall_time"] = 1e8
+    lies = [
+        ("rank wall time 1e8 s", lambda d: d["ranks"][1].update(wall_time=1e8),
+         ["ranks[1].wall_time 1e+08 s is longer than the run ran", "impossible for rank 1"]),
+        ("run and rank wall times 1e8 s", started_now,
+         ["meta.wall_time 1e+08 s from meta.start_time", "ends after the time it is read"]),
+        ("CPU time 1e8 s", lambda d: d["ranks"][1].update(cpu_time=1e8),
+         ["ranks[1].cpu_time 1e+08 s of CPU time is more than its threads could use",
+          f"at most 1.1 x ({wall:.6g} s + 1 s) x"]),
+        ("calls 2^64-1", lambda d: d["ranks"][1]["mpi"][0].__setitem__(1, 2 ** 64 - 1),
+         ["ranks[1].mpi[0][1] (calls, with the rows before it) 1.84467e+19 MPI calls",
+          "one per 10 ns of each thread's wall time"]),
+        ("bytes 2^64-1", lambda d: d["ranks"][1]["mpi"][0].__setitem__(3, 2 ** 64 - 1),
+         ["ranks[1].mpi[0][3] (bytes) 1.84467e+19 bytes is more than"]),
+    ]
+    for name, edit, says in lies:
+        run = edited(name.replace(" ", "-").replace("^", ""), edit)
+        for args in (t.show(run), t.detect(t.base(1), run)):
+            t.check(name, args, stderr_has=says + ["profile.json.gz: ",
+                                                   "the file was edited or damaged: re-run"])
+
     # The same key twice: the JSON library would keep the second.
     text = json.dumps(doc)
     at = text.index('"world_size": ')
@@ -571,6 +606,47 @@ def stage_impossible(t):
             "profile.json.gz: meta: key \"world_size\" appears twice"])
 
 
+
+
+def stage_twice(t):
+    """One run given twice to one analysis: refused (status 1) naming both arguments."""
+    one, two = t.base(1), t.base(2)
+    t.check("the same directory twice", t.detect(one, two, one), stderr_has=[
+        f"{one} (argument 3) is the run directory {one} (argument 1): one run given twice "
+        "would count as two repetitions of its scale"])
+    link = os.path.join(t.cases, "np1-link")
+    if os.path.lexists(link):
+        os.remove(link)
+    os.symlink(one, link)
+    t.check("a symbolic link to a directory given", t.detect(one, two, link), stderr_has=[
+        f"{link} (argument 3) is the run directory {one} (argument 1) (both are "
+        f"{os.path.realpath(one)})"])
+    spelled = os.path.join(os.path.dirname(one), ".", "np1") + "/"
+    t.check("another spelling of a directory given", t.detect(spelled, two, one), stderr_has=[
+        f"{one} (argument 3) is the run directory {spelled} (argument 1)"])
+    rel = os.path.relpath(one, t.work)
+    t.check("a relative path to a directory given", t.detect(rel, two, one), cwd=t.work,
+            stderr_has=[f"{one} (argument 3) is the run directory {rel} (argument 1)"])
+    # A copy of a run directory: another inode, the same run id.
+    copy = t.case_dir("np2-copy")
+    shutil.copy(os.path.join(two, "profile.json.gz"), copy)
+    run_id = t.doc(2)["meta"]["run_id"]
+    t.check("a copy of a run directory", t.detect(one, two, copy), stderr_has=[
+        f"{copy} (argument 3) holds run {run_id}, as {two} (argument 2) does"])
+    # Two runs of one SCALANA_RUN_ID: the 2-rank run's id given to the 1-rank run.
+    d = t.doc(1)
+    d["meta"]["run_id"] = run_id
+    same = t.write_run("np1-same-run-id", d)
+    t.check("two runs of one run id", t.detect(same, two), stderr_has=[
+        f"{two} (argument 2) holds run {run_id}, as {same} (argument 1) does",
+        "each job its own SCALANA_RUN_ID"])
+    # `export` reads the runs as `detect` does.
+    t.check("export: the same directory twice",
+            [t.scalana, "export", "--format", "extrap", "-o",
+             os.path.join(t.cases, "twice.extrap.json"), one, two, link],
+            stderr_has=[f"{link} (argument 3) is the run directory {one} (argument 1)"])
+    # Two distinct runs are read as ever.
+    t.check("two distinct runs", t.detect(one, two), status=0)
 
 
 def elf_sections(data):
@@ -642,9 +718,103 @@ def stage_binary(t):
             t.check(f"{what}: bits flipped in {sec} (case {n})", args, status=0)
 
 
+FORGED = "5\n\x1b[31mscalana prof: forged"
+BIG = "9" * 10240
+
+
+def echoed(*phrases, most=2000):
+    """VERIFY: PHRASES on stderr, no control byte but newlines, no line
+    forged by a value (one starting "forged" or "scalana prof: forged"),
+    and at most MOST bytes: a 10 KB value is cut."""
+    def verify(out, err):
+        why = no_controls("\n")(out, err)
+        if why:
+            return why
+        text = err.decode("utf-8", "replace")
+        for phrase in phrases:
+            if phrase not in text:
+                return f"stderr lacks {phrase!r}"
+        if any(l.startswith(("forged", "scalana prof: forged")) for l in text.splitlines()):
+            return "a value forged a line"
+        if len(err) > most:
+            return f"{len(err)} bytes on stderr: the value was not cut"
+        return None
+    return verify
+
+
+def stage_echo(t):
+    """Values echoed back in messages, by every front end: escaped (ESC and
+    newlines as \\xNN, no forged line) and cut at 200 bytes with the full
+    length stated."""
+    never = os.path.join(t.cases, "never")
+    prof = [t.scalana, "prof", "-o", never]
+    esc = "5\\x0a\\x1b[31mscalana prof: forged"
+    cut = "9" * 200 + "... (10240 bytes)"
+    cases = [
+        ("prof --hz newline+ESC", prof + ["--hz", FORGED, "--", "true"], {}, 2, [esc]),
+        ("prof --hz 10 KB", prof + ["--hz", BIG, "--", "true"], {}, 2, [cut]),
+        ("prof SCALANA_HZ newline+ESC", prof + ["--", "true"], {"SCALANA_HZ": FORGED}, 2,
+         [esc + "' is not valid (--hz)"]),
+        ("prof SCALANA_SAMPLER 10 KB", prof + ["--", "true"], {"SCALANA_SAMPLER": BIG}, 2, [cut]),
+        ("prof --force=newline+ESC", prof + ["--force=" + FORGED, "--", "true"], {}, 2, [esc]),
+        ("prof unknown option (CLI11)", prof + ["--bogus=" + FORGED, "--", "true"], {}, 2,
+         ["--bogus=" + esc]),
+        ("prof -o a file named with ESC", [t.scalana, "prof", "-o",
+                                           os.path.join(t.cases, "file\x1b[2J\nforged"), "--",
+                                           "true"], {}, 2,
+         ["file\\x1b[2J\\x0aforged exists and is not a directory"]),
+        ("detect --top newline+ESC", t.detect(t.base(1), t.base(2)) + ["--top", FORGED], {}, 2,
+         [esc]),
+        ("detect 10 KB run directory", t.detect(t.base(1), "/nonexistent/" + BIG), {}, 1,
+         ["... (10253 bytes)"]),
+        ("show --format newline+ESC", t.show(t.base(2), "--format", FORGED), {}, 2, [esc]),
+        ("show 10 KB run directory", t.show("/nonexistent/\x1b[2J" + BIG), {}, 1,
+         ["/nonexistent/\\x1b[2J", "... (10257 bytes)"]),
+        ("psg 10 KB binary", [t.scalana, "psg", "/nonexistent/" + BIG], {}, 1, ["(10253 bytes)"]),
+        ("export --format ESC", [t.scalana, "export", "--format", FORGED, "-o",
+                                 os.path.join(t.cases, "x.json"), t.base(2)], {}, 2, [esc]),
+        ("scalana unknown command", [t.scalana, FORGED], {}, 2, [esc]),
+        ("scalana-cc --showme:newline+ESC", [os.path.join(t.bin_dir, "scalana-cc"),
+                                             "--showme:" + FORGED], {}, 1,
+         ["unrecognized option: --showme:" + esc]),
+    ]
+    with open(os.path.join(t.cases, "file\x1b[2J\nforged"), "w"):
+        pass
+    for name, args, env, status, phrases in cases:
+        saved = {k: os.environ.get(k) for k in env}
+        os.environ.update(env)
+        try:
+            t.check(name, args, status=status, verify=echoed(*phrases))
+        finally:
+            for k, v in saved.items():
+                if v is None:
+                    os.environ.pop(k, None)
+                else:
+                    os.environ[k] = v
+    # The runtime's own messages: a program started without the launcher,
+    # a value only the runtime reads.
+    out = t.case_dir("echo-runtime")
+    lib = os.path.join(t.bin_dir, "..", "lib", "libscalana-rt.so")
+    env = dict(os.environ, OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1",
+               OMPI_MCA_mpi_yield_when_idle="1")
+    saved = dict(os.environ)
+    os.environ.update(env)
+    try:
+        t.check("runtime SCALANA_HZ newline+ESC",
+                [t.mpirun, "--oversubscribe", "--allow-run-as-root", "-np", "1",
+                 "-x", "LD_PRELOAD=" + lib, "-x", "SCALANA_OUTPUT=" + out,
+                 "-x", "SCALANA_HZ=" + FORGED, t.binary], status=0,
+                verify=echoed("scalana: SCALANA_HZ='" + esc + "' is not valid (--hz): expected "
+                              "1..10000; the default 1000 is used", most=100000))
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
 STAGES = {"setup": stage_setup, "sizes": stage_sizes, "special": stage_special,
           "stale": stage_stale, "terminal": stage_terminal, "messages": stage_messages,
-          "options": stage_options, "impossible": stage_impossible, "binary": stage_binary}
+          "options": stage_options, "impossible": stage_impossible, "twice": stage_twice,
+          "binary": stage_binary, "echo": stage_echo}
 
 
 def main():

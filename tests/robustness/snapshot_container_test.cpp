@@ -14,6 +14,7 @@
 
 #include <unistd.h>
 
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -27,7 +28,8 @@ namespace snap = scalana::snapshots;
 constexpr uint64_t kSlot = 4096;
 
 // A one-rank document of RANK (run RUN) with SAMPLES samples.
-std::string RankDoc(int rank, const std::string &run, int samples, bool premade = false) {
+std::string RankDoc(int rank, const std::string &run, int samples, bool premade = false,
+                    const std::function<void(json &)> &edit = {}) {
   json d = json::parse(R"({"format":"scalana-profile","version":2,
     "meta":{"complete":false,"world_size":2,"binary":"/bin/app","build_id":"ab","psg_id":"0x1",
             "args":["./app"],"mpi_library":"Open MPI","start_time":"t","wall_time":1.5,
@@ -45,6 +47,8 @@ std::string RankDoc(int rank, const std::string &run, int samples, bool premade 
     d["ranks"][0]["errors"]["ended_by_signal_term"] = 1;
     d["ranks"][0]["end_signal"] = 15;
   }
+  if (edit)
+    edit(d);
   return Gzip(d.dump());
 }
 
@@ -275,6 +279,31 @@ TEST(SnapshotContainer, RecordsThatDoNotFitOrLieAreSkipped) {
   EXPECT_HAS(all, "slot 1 of rank 1 (node index 1): holds rank 0, not rank 1 of the header");
   EXPECT_HAS(all, "slot 0 of rank 1 (node index 1): payload length 4096 does not fit the slot");
   EXPECT_HAS(Joined(DescribeRankEnds(p)), "rank 1 left no data");
+}
+
+TEST(SnapshotContainer, RecordsWithImpossibleNumbersAreSkippedNamingTheField) {
+  // Rank 1's newest record claims 1e8 s of CPU time in 1.4 s (its CRCs right).
+  TempDir d;
+  Container c = TwoSnapshots();
+  c.Put(1, 1, 3, RankDoc(1, "run-a", 30, false, [](json &doc) {
+          doc["ranks"][0]["cpu_time"] = 1e8;
+        }));
+  WriteFile(d / "snapshots-0.scs", c.bytes);
+  Profile p = ReadProfile(d.path);
+  EXPECT_EQ(Rank(p, 1).samples, 10u); // the other slot's record
+  EXPECT_HAS(Joined(p.skipped), d / "snapshots-0.scs" +
+                                    " (rank 1, slot 1): ranks[0].cpu_time 1e+08 s of CPU time "
+                                    "is more than its threads could use");
+  EXPECT_HAS(Joined(p.skipped), "impossible for rank 1;");
+  // Both records lie: the rank has no data, and the reader says why.
+  c.Put(1, 0, 1, RankDoc(1, "run-a", 10, false, [](json &doc) {
+          doc["ranks"][0]["mpi"] = json::array({json::array({0, UINT64_MAX, 0.1, 0})});
+        }));
+  WriteFile(d / "snapshots-0.scs", c.bytes);
+  Profile q = ReadProfile(d.path);
+  EXPECT_EQ(q.ranks.size(), 1u);
+  EXPECT_HAS(Joined(q.skipped), " (rank 1, slot 0): ranks[0].mpi[0][1] (calls, with the rows "
+                                "before it) 1.84467e+19 MPI calls");
 }
 
 TEST(SnapshotContainer, AnotherRunsContainerIsSkipped) {

@@ -31,7 +31,10 @@ int main(int argc, char **argv) {
   DetectOptions opts;
   LoadOptions load;
   std::string format = "text", output;
-  app.add_option("RUN_DIR", run_dirs, "run directories (two or more rank counts)")->required();
+  app.add_option("RUN_DIR", run_dirs,
+                 "run directories (two or more rank counts; each run once: a directory or run "
+                 "id given twice is an error)")
+      ->required();
   app.add_option("--abnorm-thd", opts.abnorm_thd,
                  "a vertex is abnormal on a rank whose time exceeds this x the median over ranks")
       ->capture_default_str()
@@ -102,7 +105,7 @@ int main(int argc, char **argv) {
     CheckRunDirs(run_dirs); // every process alike: all end here, process 0 says why
   } catch (const Error &e) {
     if (me == 0)
-      std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
+      std::fprintf(stderr, "scalana detect: error: %s\n", cli::Echoed(e.what()).c_str());
     return 1;
   }
   load.shards = shards.get();
@@ -132,7 +135,7 @@ int main(int argc, char **argv) {
     for (const std::string &w : loaded.warnings)
       result.warnings.push_back(w);
     for (const std::string &w : result.warnings)
-      std::fprintf(stderr, "scalana detect: warning: %s\n", EscapeControls(w).c_str());
+      std::fprintf(stderr, "scalana detect: warning: %s\n", cli::Echoed(w).c_str());
     std::vector<std::string> report_warnings;
     ReportInput in{loaded.psg, loaded.runs, result, opts, loaded.binary, {}};
     in.dot_timeout = dot_timeout;
@@ -165,12 +168,12 @@ int main(int argc, char **argv) {
     if (!out)
       throw Error((output.empty() ? "stdout" : output) + ": write failed");
     for (const std::string &w : report_warnings)
-      std::fprintf(stderr, "scalana detect: warning: %s\n", EscapeControls(w).c_str());
+      std::fprintf(stderr, "scalana detect: warning: %s\n", cli::Echoed(w).c_str());
   } catch (const Error &e) {
     // Messages quote file content (ids, names, JSON parser excerpts).
     if (tty)
       std::fprintf(stderr, "\r\033[K");
-    std::fprintf(stderr, "scalana detect: error: %s\n", EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana detect: error: %s\n", cli::Echoed(e.what()).c_str());
     return fail(1);
   } catch (const std::bad_alloc &) {
     if (tty)
@@ -179,7 +182,7 @@ int main(int argc, char **argv) {
                          "machine's memory (or its ulimit -v)\n");
     return fail(1);
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana detect: internal error: %s\n", EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana detect: internal error: %s\n", cli::Echoed(e.what()).c_str());
     return fail(2);
   } catch (...) {
     std::fprintf(stderr, "scalana detect: internal error: unknown exception\n");

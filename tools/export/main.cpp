@@ -26,7 +26,9 @@ int main(int argc, char **argv) {
   std::vector<std::string> run_dirs;
   std::string format, output;
   LoadOptions load;
-  app.add_option("RUN_DIR", run_dirs, "run directories")->required();
+  app.add_option("RUN_DIR", run_dirs,
+                 "run directories (each run once: a directory or run id given twice is an error)")
+      ->required();
   app.add_option("--format", format,
                  "extrap: one Extra-P JSON input file; hatchet: a directory with one literal "
                  "JSON call tree per run; cube: a directory with one .cubex per run "
@@ -44,7 +46,7 @@ int main(int argc, char **argv) {
   try {
     LoadedRuns loaded = LoadRuns(run_dirs, load);
     for (const std::string &w : loaded.warnings)
-      std::fprintf(stderr, "scalana export: warning: %s\n", EscapeControls(w).c_str());
+      std::fprintf(stderr, "scalana export: warning: %s\n", cli::Echoed(w).c_str());
     if (format == "ppg-dot") {
       DetectOptions opts;
       DetectResult result = Detect(loaded.psg, loaded.runs, opts);
@@ -63,13 +65,13 @@ int main(int argc, char **argv) {
     for (const std::string &path : Export(in, format, output))
       std::printf("%s\n", EscapeControls(path).c_str());
   } catch (const Error &e) {
-    std::fprintf(stderr, "scalana export: error: %s\n", EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana export: error: %s\n", cli::Echoed(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "scalana export: error: out of memory\n");
     return 1;
   } catch (const std::exception &e) {
-    std::fprintf(stderr, "scalana export: internal error: %s\n", EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana export: internal error: %s\n", cli::Echoed(e.what()).c_str());
     return 2;
   }
   return 0;

@@ -6,6 +6,9 @@
 #include "../self_path.h"
 
 #include "config.h"
+#include "run_dir_claim.h"
+#include "run_dir_files.h"
+#include "scalana/echo.h"
 
 #include <CLI/CLI.hpp>
 
@@ -19,8 +22,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <dirent.h>
-#include <fstream>
 #include <map>
 #include <string>
 #include <vector>
@@ -29,9 +30,14 @@ namespace {
 
 using scalana::config::Option;
 using scalana::config::Type;
+namespace rundir = scalana::rundir;
 
+std::string Echo(const std::string &v) { return scalana::EchoValue(v); }
+
+// MSG has its values echoed already (Echo): what is left is escaped too, so
+// nothing in it can forge a line.
 [[noreturn]] void Fail(const std::string &msg, int code = 2) {
-  std::fprintf(stderr, "scalana prof: %s\n", msg.c_str());
+  std::fprintf(stderr, "scalana prof: %s\n", scalana::EscapeControls(msg).c_str());
   std::exit(code);
 }
 
@@ -51,7 +57,7 @@ std::string FindRuntime() {
       return realpath(candidate.c_str(), real) ? real : candidate;
     }
   }
-  Fail("cannot find libscalana-rt.so in " + dir +
+  Fail("cannot find libscalana-rt.so in " + Echo(dir) +
            "/../lib: the installation is incomplete; "
            "rebuild or reinstall ScalAna",
        127);
@@ -66,142 +72,59 @@ std::string Absolute(const std::string &path) {
   return std::string(cwd) + "/" + path;
 }
 
-// The files a run leaves (docs/formats.md sections 3 to 5): profile.scalana,
-// profile.json.gz, rank-<R>.json.gz, snapshots-<L>.scs, and the temporaries of either
-// (NAME.tmp.PID, profile.scalana.partial) that a writer killed before its
-// rename leaves behind.
-bool IsProfileFile(const std::string &n) {
-  if (n == "profile.json.gz" || n == "profile.scalana")
-    return true;
-  // A node's snapshot container, snapshots-<L>.scs.
-  const std::string scs = "snapshots-", scs_suffix = ".scs";
-  if (n.size() > scs.size() + scs_suffix.size() && n.compare(0, scs.size(), scs) == 0 &&
-      n.compare(n.size() - scs_suffix.size(), scs_suffix.size(), scs_suffix) == 0)
-    return n.find_first_not_of("0123456789", scs.size()) == n.size() - scs_suffix.size();
-  const std::string prefix = "rank-", suffix = ".json.gz";
-  if (n.size() <= prefix.size() + suffix.size() || n.compare(0, prefix.size(), prefix) != 0 ||
-      n.compare(n.size() - suffix.size(), suffix.size(), suffix) != 0)
-    return false;
-  return n.find_first_not_of("0123456789", prefix.size()) == n.size() - suffix.size();
-}
-
-// Temporaries of killed writers, and the markers of ranks that could not
-// write (rank-<R>.unwritten.<REASON>): left by an earlier run, never data.
-bool IsTemporary(const std::string &n) {
-  if (n == "profile.scalana.partial")
-    return true;
-  size_t at = n.find(".json.gz.tmp.");
-  if (at != std::string::npos && IsProfileFile(n.substr(0, at + 8)))
-    return true;
-  at = n.find(".unwritten.");
-  return at != std::string::npos && IsProfileFile(n.substr(0, at) + ".json.gz");
-}
-
-std::vector<std::string> Entries(const std::string &dir) {
-  std::vector<std::string> names;
-  if (DIR *d = opendir(dir.c_str())) {
-    while (dirent *e = readdir(d))
-      names.push_back(e->d_name);
-    closedir(d);
-  }
-  return names;
-}
-
-bool HasProfileFiles(const std::string &dir) {
-  for (const std::string &n : Entries(dir))
-    if (IsProfileFile(n))
-      return true;
-  return false;
-}
-
-// The directory's job marker, and the prefix of a launcher's claim to
-// prepare the directory (PrepareRunDir).
-const std::string kMarkerName = ".scalana-job", kClaimPrefix = kMarkerName + ".claim.";
-
-// Everything an earlier run left: its profile, its rank files, the
-// temporaries of writers killed mid-write and the preparation claims of
-// other jobs (OWN_CLAIM, a file name, is kept). PROFILES false: all but
-// the profile and rank files. Why claims: a launcher that claims the
-// directory and finds another run's profile drops its claim and fails, but
-// mpirun may kill it in between, when another rank of its job failed first.
-void RemoveProfileFiles(const std::string &dir, bool profiles, const std::string &own_claim) {
-  for (const std::string &n : Entries(dir))
-    if ((profiles && IsProfileFile(n)) || IsTemporary(n) ||
-        (n.compare(0, kClaimPrefix.size(), kClaimPrefix) == 0 && n != own_claim))
-      unlink((dir + "/" + n).c_str());
-}
-
-std::string ReadMarker(const std::string &marker) {
-  std::string recorded;
-  std::ifstream(marker) >> recorded;
-  return recorded;
-}
-
-// Every rank of the job runs this at nearly the same time. The directory
-// records its job in `.scalana-job` (written by rename, so readers never see
-// half a file); once it names this job the directory is ready. Until then,
-// exactly one launcher of the job prepares it: the one that creates
-// `.scalana-job.claim.<job>` (O_EXCL decides). It refuses another run's
-// profile unless forced, removes it when forced (with what killed runs and
-// launchers left), writes the marker and drops the claim; the others wait
-// for the marker, so no rank of the job starts (and writes a snapshot)
-// before the old files are gone. Profile files of
-// another job mean another run's results: refuse unless forced.
+// Every rank of the job runs this at nearly the same time. One launcher of
+// the job prepares the directory: the one that creates
+// `.scalana-job.claim.<job>` (O_EXCL decides). It claims the directory for
+// the job (run_dir_claim.h): creates `.scalana-job` exclusively, or takes
+// over that of a job that has ended, or is refused (a job that still runs,
+// FORCE or not; the profile of an ended job, unless FORCE). The others wait
+// until the job file names their job and says it is ready, so no rank
+// starts (and writes a snapshot) before the old files are gone; or, when
+// the preparer failed and dropped its claim, find the same answer
+// themselves. The refusal comes here, before the program starts: the
+// runtime never stops a program.
 void PrepareRunDir(const std::string &dir, bool force) {
   for (size_t pos = 1; pos != std::string::npos; pos = dir.find('/', pos + 1))
     mkdir(dir.substr(0, pos).c_str(), 0777);
   if (mkdir(dir.c_str(), 0777) != 0 && errno != EEXIST)
-    Fail("cannot create the run directory " + dir + ": " + std::strerror(errno));
+    Fail("cannot create the run directory " + Echo(dir) + ": " + std::strerror(errno));
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    Fail(dir + " exists and is not a directory: choose another --output");
+    Fail(Echo(dir) + " exists and is not a directory: choose another --output");
   // Found now, not when the program ends and its profile cannot be written.
   if (access(dir.c_str(), W_OK | X_OK) != 0)
-    Fail("cannot write to the run directory " + dir + ": " + std::strerror(errno) +
+    Fail("cannot write to the run directory " + Echo(dir) + ": " + std::strerror(errno) +
          ": choose another --output");
   std::string job = scalana::config::JobIdFromEnv();
   std::string safe_job = job;
   for (char &c : safe_job)
     if (!std::isalnum(static_cast<unsigned char>(c)) && c != '.' && c != '-' && c != '_')
       c = '_';
-  std::string marker = dir + "/" + kMarkerName;
-  std::string claim_name = kClaimPrefix + safe_job, claim = dir + "/" + claim_name;
-  const std::string other_run =
-      dir + " holds the profile of another run: choose another --output, or pass --force "
-            "(SCALANA_FORCE=1) to overwrite it";
+  std::string claim_name = rundir::kPrepareClaimPrefix + safe_job, claim = dir + "/" + claim_name;
   for (int waited_ms = 0;; waited_ms += 10) {
-    if (ReadMarker(marker) == job)
+    rundir::JobRecord r = rundir::ReadJobRecord(dir);
+    if (r.job == rundir::JobToken(job) && r.ready)
       return; // prepared by a launcher of this job
     int fd = open(claim.c_str(), O_CREAT | O_EXCL | O_WRONLY | O_CLOEXEC, 0644);
     if (fd >= 0) {
       close(fd);
-      if (!force && HasProfileFiles(dir)) {
-        unlink(claim.c_str());
-        Fail(other_run);
-      }
-      RemoveProfileFiles(dir, force, claim_name);
-      std::string tmp = marker + ".tmp." + std::to_string(getpid());
-      bool ok = bool(std::ofstream(tmp) << job << "\n");
-      if (!ok || std::rename(tmp.c_str(), marker.c_str()) != 0) {
-        std::string why = std::strerror(errno);
-        unlink(tmp.c_str());
-        unlink(claim.c_str());
-        Fail("cannot write to the run directory " + dir + ": " + why + ": choose another --output");
-      }
+      rundir::Claim c = rundir::ClaimJobFile(dir, job, force, claim_name, 60);
       unlink(claim.c_str());
+      if (c.kind == rundir::Claim::kRefused)
+        Fail(c.message);
+      // The job file's lock goes with this process into the program (kept
+      // across exec, out of its way): the job holds the directory as long
+      // as this rank runs.
+      if (c.kind == rundir::Claim::kOwned)
+        rundir::MoveHigh(c.fd, false);
       return;
     }
     if (errno != EEXIST)
-      Fail("cannot write to the run directory " + dir + ": " + std::strerror(errno) +
+      Fail("cannot write to the run directory " + Echo(dir) + ": " + std::strerror(errno) +
            ": choose another --output");
-    // Another launcher of this job is preparing. Its refusal would be ours:
-    // say so now (the marker is read again first, since the files seen may
-    // already be this job's).
-    if (!force && HasProfileFiles(dir) && ReadMarker(marker) != job)
-      Fail(other_run);
     if (waited_ms >= 60000)
-      Fail("another rank of this job did not finish preparing " + dir + " within 60 s; if no " +
-           "run is using it, remove " + claim + " and try again");
+      Fail("another rank of this job did not finish preparing " + Echo(dir) + " within 60 s; " +
+           "if no run is using it, remove " + Echo(claim) + " and try again");
     usleep(10000);
   }
 }
@@ -209,7 +132,7 @@ void PrepareRunDir(const std::string &dir, bool force) {
 std::string HelpFor(const Option &o) {
   std::string def = *o.default_value ? o.default_value : "scalana-<program>-np<ranks>";
   return std::string(o.help) + " [env " + o.env + ", default " + def +
-         (o.type == Type::Choice || o.type == Type::Uint
+         (o.type == Type::Choice || o.type == Type::Uint || o.type == Type::Bool
               ? std::string(", accepted ") + scalana::config::Describe(o)
               : std::string()) +
          "]";
@@ -234,14 +157,17 @@ int main(int argc, char **argv) {
                "environment variable; the command line wins.",
                "scalana prof"};
   std::map<std::string, std::string> given; // env name -> value from the command line
-  std::map<std::string, bool> flags;
+  // Bool options: CLI11 only says whether one was given (its own reading
+  // would take "2", "1e23" or "yes" for true); the value is read from the
+  // command line below and validated like the environment form.
+  std::map<std::string, std::string> flag_text;
+  std::map<std::string, CLI::Option *> flag_options;
   for (const Option &o : scalana::config::Options()) {
     std::string names = std::string("--") + o.long_option;
     if (*o.short_option)
       names = std::string("-") + o.short_option + "," + names;
     if (o.type == Type::Bool) {
-      app.add_flag_callback(
-          names, [&given, env = o.env] { given[env] = "1"; }, HelpFor(o));
+      flag_options[o.env] = app.add_flag(names, flag_text[o.env], HelpFor(o));
     } else {
       app.add_option_function<std::string>(
              names, [&given, env = o.env](const std::string &v) { given[env] = v; }, HelpFor(o))
@@ -259,7 +185,27 @@ int main(int argc, char **argv) {
     std::printf("%s", app.help().c_str());
     return 0;
   } catch (const CLI::ParseError &e) {
-    Fail(std::string(e.what()) + " (see `scalana prof --help`)");
+    // CLI11 quotes the arguments it refuses: echoed escaped and cut.
+    Fail(scalana::EchoInMessage(e.what(), scalana::ArgValues(split, argv)) +
+         " (see `scalana prof --help`)");
+  }
+  // What CLI11 read as options: up to "--", or up to the program. A Bool
+  // option's value is the text after "=" as given (CLI11 reads "--force="
+  // and "--force={}" as the bare flag), else "1" for the bare flag.
+  int options_end = split == argc ? argc - int(app.remaining().size()) : split;
+  for (const Option &o : scalana::config::Options()) {
+    auto flag = flag_options.find(o.env);
+    if (flag == flag_options.end() || flag->second->count() == 0)
+      continue;
+    given[o.env] = "1";
+    for (int i = 1; i < options_end; ++i)
+      for (std::string name :
+           {std::string("--") + o.long_option, std::string("-") + o.short_option})
+        if (name.size() > 1 && argv[i] == name)
+          given[o.env] = "1"; // the last occurrence counts, as for CLI11
+        else if (name.size() > 1 &&
+                 std::strncmp(argv[i], (name + "=").c_str(), name.size() + 1) == 0)
+          given[o.env] = argv[i] + name.size() + 1;
   }
   if (split == argc)
     for (const std::string &r : app.remaining())
@@ -284,7 +230,7 @@ int main(int argc, char **argv) {
   }
   if (!errors.empty()) {
     for (const std::string &e : errors)
-      std::fprintf(stderr, "scalana prof: %s\n", e.c_str());
+      std::fprintf(stderr, "scalana prof: %s\n", scalana::EscapeControls(e).c_str());
     std::fprintf(stderr, "scalana prof: the program was not started\n");
     return 2;
   }
@@ -306,5 +252,5 @@ int main(int argc, char **argv) {
     args.push_back(a.data());
   args.push_back(nullptr);
   execvp(args[0], args.data());
-  Fail("cannot run " + program[0] + ": " + std::strerror(errno), 127);
+  Fail("cannot run " + Echo(program[0]) + ": " + std::strerror(errno), 127);
 }

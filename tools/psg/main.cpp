@@ -43,7 +43,7 @@ int main(int argc, char **argv) {
   try {
     scalana::Psg psg = scalana::Psg::LoadFromObjects(binary, libraries, opts);
     for (const std::string &w : psg.warnings())
-      std::fprintf(stderr, "scalana psg: warning: %s\n", scalana::EscapeControls(w).c_str());
+      std::fprintf(stderr, "scalana psg: warning: %s\n", scalana::cli::Echoed(w).c_str());
     psg.ExpandAll();
     scalana::PsgFormat f = format == "json"  ? scalana::PsgFormat::Json
                            : format == "dot" ? scalana::PsgFormat::Dot
@@ -62,14 +62,14 @@ int main(int argc, char **argv) {
         throw scalana::Error(output + ": cannot write: check the directory exists and is writable");
     }
   } catch (const scalana::Error &e) {
-    std::fprintf(stderr, "scalana psg: %s\n", scalana::EscapeControls(e.what()).c_str());
+    std::fprintf(stderr, "scalana psg: %s\n", scalana::cli::Echoed(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "scalana psg: out of memory; try --max-vertices or a contracted graph\n");
     return 1;
   } catch (const std::exception &e) {
     std::fprintf(stderr, "scalana psg: internal error: %s\n",
-                 scalana::EscapeControls(e.what()).c_str());
+                 scalana::cli::Echoed(e.what()).c_str());
     return 1;
   }
   return 0;

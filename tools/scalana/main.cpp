@@ -3,6 +3,7 @@
 // programs with separate dependencies (the profiler launcher must start fast
 // and link nothing of the analyzer).
 #include "../self_path.h"
+#include "scalana/echo.h"
 
 #include <cerrno>
 #include <climits>
@@ -51,10 +52,11 @@ int main(int argc, char **argv) {
     std::string exe = scalana::ExecutableDir() + "/scalana-" + s.name;
     argv[1] = const_cast<char *>(exe.c_str());
     execv(exe.c_str(), argv + 1);
-    std::fprintf(stderr, "scalana: cannot run %s: %s\n", exe.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "scalana: cannot run %s: %s\n", scalana::EchoValue(exe).c_str(),
+                 std::strerror(errno));
     return 127;
   }
-  std::fprintf(stderr, "scalana: unknown command '%s'\n\n", argv[1]);
+  std::fprintf(stderr, "scalana: unknown command '%s'\n\n", scalana::EchoValue(argv[1]).c_str());
   PrintUsage(stderr);
   return 2;
 }

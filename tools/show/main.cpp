@@ -5,6 +5,7 @@
 // kShowEachRankUpTo ranks the text folds the per-rank tables over the ranks
 // (rank_summary.h): 32,768 ranks printed one by one made 3.9 million lines.
 #include "rank_summary.h"
+#include "scalana/echo.h"
 #include "time_lines.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
@@ -319,7 +320,7 @@ int main(int argc, char **argv) {
         found |= r.rank == *rank;
       if (!found) {
         std::fprintf(stderr, "scalana show: %s has no data for rank %d (ranks 0..%d)\n",
-                     scalana::Safe(dir).c_str(), *rank, p.meta.world_size - 1);
+                     scalana::EchoValue(dir).c_str(), *rank, p.meta.world_size - 1);
         return 1;
       }
     }
@@ -328,14 +329,15 @@ int main(int argc, char **argv) {
     else
       scalana::PrintText(std::move(p), dir, rank, tables);
   } catch (const scalana::Error &e) { // it may quote the file: escaped
-    std::fprintf(stderr, "scalana show: %s\n", scalana::Safe(e.what()).c_str());
+    std::fprintf(stderr, "scalana show: %s\n", scalana::cli::Echoed(e.what()).c_str());
     return 1;
   } catch (const std::bad_alloc &) {
     std::fprintf(stderr, "scalana show: out of memory; the run is too large for this machine's "
                          "memory (or its ulimit -v)\n");
     return 1;
   } catch (const std::exception &e) { // a bug, not bad input: still no abort
-    std::fprintf(stderr, "scalana show: internal error: %s\n", scalana::Safe(e.what()).c_str());
+    std::fprintf(stderr, "scalana show: internal error: %s\n",
+                 scalana::cli::Echoed(e.what()).c_str());
     return 1;
   } catch (...) {
     std::fprintf(stderr, "scalana show: internal error: unknown exception\n");

@@ -1,6 +1,8 @@
 // Once-per-build notices: marker files keyed by the build's make or ninja.
 #include "notices.h"
 
+#include "scalana/echo.h"
+
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -168,8 +170,19 @@ std::string BuildKey() {
   return key;
 }
 
+namespace {
+std::vector<std::string> g_echoed_args;
+} // namespace
+
+void SetEchoedArgs(int argc, char **argv) { g_echoed_args = ArgValues(argc, argv); }
+
+// The text's own line ends stay; none inside a value does.
+std::string EchoedNotice(const std::string &text) {
+  return EchoInMessage(text, g_echoed_args, "\n");
+}
+
 void NoticeOncePerBuild(const char *who, const std::string &text) {
-  std::string line = std::string(who) + ": " + text;
+  std::string line = std::string(who) + ": " + EchoedNotice(text);
   if (Claim(line))
     std::fprintf(stderr, "%s\n", line.c_str());
 }

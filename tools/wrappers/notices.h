@@ -18,6 +18,13 @@ std::string BuildKey();
 // $XDG_RUNTIME_DIR (else $TMPDIR or /tmp)/scalana-notices-<uid>/<build key>/,
 // decides which process prints: no lock, safe under parallel make. Without a
 // build key, or when the markers cannot be written, the notice is printed.
+// TEXT escaped, the command line's values in it echoed cut (scalana/echo.h):
+// a GCC option the notice quotes may hold ESC or a newline, or be 10 KB.
 void NoticeOncePerBuild(const char *who, const std::string &text);
+
+// The wrapper's arguments, for the notices to echo (set once by main).
+void SetEchoedArgs(int argc, char **argv);
+// TEXT's lines, each echoed so (its own line ends kept).
+std::string EchoedNotice(const std::string &text);
 
 } // namespace scalana

@@ -27,6 +27,7 @@
 #include "compat.h"
 #include "diagnostics.h"
 #include "notices.h"
+#include "scalana/echo.h"
 #include "showme.h"
 
 #include <algorithm>
@@ -268,7 +269,7 @@ int AnswerQuestion(const char *argv0, const std::vector<std::string> &args, size
   }
   MpiAnswer answer = AnswerMpiQuestion(facts, args, at);
   std::fputs(answer.out.c_str(), stdout);
-  std::fputs(answer.err.c_str(), stderr);
+  std::fputs(EchoedNotice(answer.err).c_str(), stderr);
   return answer.status;
 }
 
@@ -288,6 +289,7 @@ void HintAfterFailure(const DiagnosticFilter &filter) {
 }
 
 int Run(int argc, char **argv) {
+  SetEchoedArgs(argc, argv);
   Invocation inv = Parse(argc, argv);
   if (inv.help) {
     PrintHelp();
@@ -367,7 +369,7 @@ int Run(int argc, char **argv) {
     std::fprintf(inv.show ? stdout : stderr, "%s\n", line.c_str());
     if (inv.show) {
       for (const std::string &n : notices)
-        std::fprintf(stderr, "%s: %s\n", WrapperName(), n.c_str());
+        std::fprintf(stderr, "%s: %s\n", WrapperName(), EchoedNotice(n).c_str());
       return 0;
     }
   }
@@ -375,7 +377,7 @@ int Run(int argc, char **argv) {
     NoticeOncePerBuild(WrapperName(), n);
   if (access(cmd[0].c_str(), X_OK) != 0) {
     std::fprintf(stderr, "%s: error: cannot run %s: %s (configure ScalAna with -D%s=<path>)\n",
-                 WrapperName(), cmd[0].c_str(), std::strerror(errno),
+                 WrapperName(), EchoValue(cmd[0]).c_str(), std::strerror(errno),
                  kLanguage == Language::C     ? "SCALANA_CLANG"
                  : kLanguage == Language::Cxx ? "SCALANA_CLANGXX"
                                               : "SCALANA_FLANG");
@@ -397,7 +399,7 @@ int Run(int argc, char **argv) {
     cargv.push_back(c.data());
   cargv.push_back(nullptr);
   execv(cargv[0], cargv.data());
-  std::fprintf(stderr, "%s: error: cannot run %s: %s\n", WrapperName(), cargv[0],
+  std::fprintf(stderr, "%s: error: cannot run %s: %s\n", WrapperName(), EchoValue(cargv[0]).c_str(),
                std::strerror(errno));
   return 127;
 }
