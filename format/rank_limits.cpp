@@ -219,8 +219,19 @@ private:
   }
 
   void CheckThreads() const {
-    for (size_t k = 0; k < r_.thread_info.size(); ++k)
-      OneThread({"thread_info", k, 3, "CPU seconds"}, r_.thread_info[k].cpu_seconds, "of CPU time");
+    // The kernel's account of the main thread and of each thread: time on a
+    // CPU, runnable but not running, and a thread's life, all within one
+    // thread's wall clock.
+    OneThread({"on_cpu"}, r_.on_cpu, "on a CPU");
+    OneThread({"run_delay"}, r_.run_delay, "runnable but not running");
+    OneThread({"on_cpu", 0, -1, "with run_delay"}, r_.on_cpu + r_.run_delay,
+              "on a CPU or runnable");
+    for (size_t k = 0; k < r_.thread_info.size(); ++k) {
+      const ThreadInfo &t = r_.thread_info[k];
+      OneThread({"thread_info", k, 3, "CPU seconds"}, t.cpu_seconds, "of CPU time");
+      OneThread({"thread_info", k, 4, "run delay"}, t.run_delay, "runnable but not running");
+      OneThread({"thread_info", k, 5, "wall seconds"}, t.wall_seconds, "of the thread's life");
+    }
     std::map<uint32_t, double> per_thread;
     for (size_t k = 0; k < r_.thread_vertices.size(); ++k) {
       const ThreadRow &t = r_.thread_vertices[k];

@@ -81,6 +81,32 @@ TEST(ImpossibleNumbers, WaitsBeyondTheWallTime) {
                          "waiting is more than the rank ran");
 }
 
+TEST(ImpossibleNumbers, KernelTimesBeyondOneThreadsWallClock) {
+  // 1.1 x (1.4 s + 1 s) = 2.64 s: one thread's time, whatever the threads.
+  json d = Doc();
+  d["ranks"][0]["on_cpu"] = 1.3;
+  d["ranks"][0]["run_delay"] = 0.1;
+  d["ranks"][0]["threads"] = 2;
+  d["ranks"][0]["thread_info"] = json::array(
+      {json::array({0, 0, 200, 1.3, 0.1, 1.4}), json::array({1, 1, 80, 0.4, 0.05, 1.2})});
+  EXPECT_EQ(ErrorOf(d), "");
+  json bad = d;
+  bad["ranks"][0]["run_delay"] = 50;
+  EXPECT_HAS(ErrorOf(bad), "p.json: ranks[0].run_delay 50 s runnable but not running is more "
+                           "than one thread ran");
+  bad = d;
+  bad["ranks"][0]["on_cpu"] = 2.0;
+  bad["ranks"][0]["run_delay"] = 2.0;
+  EXPECT_HAS(ErrorOf(bad), "ranks[0].on_cpu (with run_delay) 4 s on a CPU or runnable");
+  bad = d;
+  bad["ranks"][0]["thread_info"][1][5] = 1e6;
+  EXPECT_HAS(ErrorOf(bad),
+             "ranks[0].thread_info[1][5] (wall seconds) 1e+06 s of the thread's life");
+  bad = d;
+  bad["ranks"][0]["thread_info"][1][4] = 10;
+  EXPECT_HAS(ErrorOf(bad), "ranks[0].thread_info[1][4] (run delay) 10 s runnable");
+}
+
 TEST(ImpossibleNumbers, NegativeAndNonFiniteTimesNameTheField) {
   json d = Doc();
   d["ranks"][0]["wall_time"] = -1;
