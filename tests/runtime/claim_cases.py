@@ -48,11 +48,14 @@ def check_whole(args, out, run_id, what):
              "%s: the profile and %s name one run, %s: %s" % (what, JOB_FILE, run_id, s["meta"]["run_id"]))
 
 
-def start_long_job(args, exe, out, seconds):
-    """Job A, running for SECONDS; returned once its program passed MPI_Init
-    (the job file names its run)."""
+def start_long_job(args, exe, out, seconds, until=None):
+    """Job A, running for SECONDS, or until the file UNTIL exists; returned
+    once its program passed MPI_Init (the job file names its run)."""
+    env = rt.env()
+    if until:
+        env["FAULTS_UNTIL"] = until
     a = subprocess.Popen(prof(args, out) + [exe, "finalize", str(seconds)], stdout=subprocess.PIPE,
-                         stderr=subprocess.PIPE, text=True, env=rt.env())
+                         stderr=subprocess.PIPE, text=True, env=env)
     deadline = time.time() + 60
     while time.time() < deadline and a.poll() is None:
         if os.path.exists(os.path.join(out, JOB_FILE)) and run_line(job_file(out)):
@@ -66,7 +69,10 @@ def case_one_job(args):
     out = tempfile.mkdtemp(prefix="scalana-one-job-")
     # 1. A runs; B, started into its directory, is refused: by the launcher
     # (status 2 from `scalana prof`, non-zero from mpirun), --force or not.
-    a = start_long_job(args, exe, out, 30)
+    # A runs until told (a file beside its directory), however long the
+    # attempts below take on a loaded machine.
+    stop = out + ".stop"
+    a = start_long_job(args, exe, out, 600, until=stop)
     record = job_file(out)
     job_a = record.splitlines()[0]
     before = sorted(os.listdir(out))
@@ -93,9 +99,10 @@ def case_one_job(args):
              "is in use by job " + job_a in p.stderr,
              "without the launcher: the program runs to its end, unprofiled: %d %s"
              % (p.returncode, p.stderr))
-    rt.check(a.poll() is None, "A still ran while B was refused (the machine too slow for 30 s?)")
+    rt.check(a.poll() is None, "A still ran while B was refused")
     rt.check(job_file(out) == record and sorted(os.listdir(out)) == before,
              "B changed nothing of A's: %s" % os.listdir(out))
+    open(stop, "w").close()
     _, err = a.communicate(timeout=120)
     rt.check(a.returncode == 0, "A ends normally: %d %s" % (a.returncode, err))
     check_whole(args, out, run_line(record)[0], "A")

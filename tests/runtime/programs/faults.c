@@ -11,6 +11,8 @@
  *   fork       nobody fails: rank 0 forks a child that calls exit() (it must
  *              leave no file), then every rank finalizes normally
  *   finalize   nobody fails: a normal run, MPI_Finalize included
+ * With FAULTS_UNTIL=PATH in the environment the work also ends as soon as
+ * PATH exists (a test's job that must outlast whatever it does meanwhile).
  * usage: faults HOW [SECONDS=1.3] [VICTIM=1] */
 #include <mpi.h>
 #include <signal.h>
@@ -39,12 +41,13 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   if (victim >= size)
     victim = size - 1;
+  const char *until = getenv("FAULTS_UNTIL");
   double t0 = MPI_Wtime();
   /* Rank 0's clock decides when every rank leaves the loop, so all reach
    * the end together whatever the scheduling on oversubscribed cores. */
   for (int done = 0; !done;) {
     work(2000000);
-    int mine = rank == 0 && MPI_Wtime() - t0 >= seconds;
+    int mine = rank == 0 && (MPI_Wtime() - t0 >= seconds || (until && access(until, F_OK) == 0));
     MPI_Allreduce(&mine, &done, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD); /* @step */
   }
   if (!strcmp(how, "term")) {
