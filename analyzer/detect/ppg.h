@@ -110,6 +110,12 @@ struct Run {
   // and of MPI rows alike, and the ranks holding any: measured, but placed
   // on no vertex.
   uint64_t unplaced_samples = 0, unplaced_ranks = 0;
+  // Samples taken and those a full context table dropped (their time is on
+  // no vertex), the ranks that dropped any, and the one that dropped the
+  // largest share of its samples.
+  uint64_t samples_taken = 0, samples_dropped = 0, dropped_ranks = 0;
+  int most_dropped_rank = -1;
+  double most_dropped_share = 0;
   double unplaced_seconds = 0;
   // OpenMP: per slot, the threads of its team (0 where it had none), and
   // the CPU seconds its threads were sampled waiting in the runtime.

@@ -74,6 +74,14 @@ void RunBuilder::State::AddPart(const Profile &part) {
     run.outside_seconds = run.unresolved_seconds = run.approximated_seconds = 0;
     run.unplaced_seconds = 0;
     const uint64_t unplaced_before = run.unplaced_samples;
+    run.samples_taken += rd.samples;
+    if (rd.samples_dropped) {
+      run.samples_dropped += rd.samples_dropped;
+      ++run.dropped_ranks;
+      const double share = double(rd.samples_dropped) / double(std::max<uint64_t>(rd.samples, 1));
+      if (share > run.most_dropped_share)
+        run.most_dropped_share = share, run.most_dropped_rank = r;
+    }
     run.omp_wait_cpu = rate_seconds = 0;
     if (Notable(rd)) {
       RankData head = rd;

@@ -2,6 +2,8 @@
 // warnings; the messages are matched in ppg_build_match.cpp.
 #include "detect/ppg_build_state.h"
 
+#include <cstdio>
+
 namespace scalana {
 
 namespace {
@@ -124,6 +126,26 @@ void RunBuilder::State::AddInclusiveTime() {
 void RunBuilder::State::AddRunWarnings() {
   const std::string &label = run.label;
   const int nslots = run.nslots();
+  // Samples a full context table dropped: their time is on no vertex, so
+  // the ranks' computation reads short by that share.
+  if (run.samples_dropped > 0) {
+    auto percent = [](double share) {
+      char buf[32];
+      std::snprintf(buf, sizeof buf, "%.1f%%", 100 * share);
+      return std::string(buf);
+    };
+    const double share =
+        double(run.samples_dropped) / double(std::max<uint64_t>(run.samples_taken, 1));
+    run.warnings.push_back(
+        label + ": " + std::to_string(run.samples_dropped) + " of " +
+        std::to_string(run.samples_taken) + " samples (" + percent(share) + ") dropped on " +
+        std::to_string(run.dropped_ranks) + (run.dropped_ranks == 1 ? " rank" : " ranks") +
+        " (most: rank " + std::to_string(run.most_dropped_rank) + ", " +
+        percent(run.most_dropped_share) +
+        " of its samples): a thread's table of calling contexts (4,096 contexts, 128 Ki "
+        "frames) was full; their time is on no vertex, so those ranks' computation reads "
+        "short by that share");
+  }
   if (!run.missing_ranks.empty()) {
     std::string list;
     for (size_t i = 0; i < run.missing_ranks.size() && i < 20; ++i)

@@ -123,6 +123,11 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   o.Put(run.unresolved_rows);
   o.Put(run.unplaced_samples);
   o.Put(run.unplaced_ranks);
+  o.Put(run.samples_taken);
+  o.Put(run.samples_dropped);
+  o.Put(run.dropped_ranks);
+  o.Put(int32_t(run.most_dropped_rank));
+  o.Put(run.most_dropped_share);
   o.Put(run.approximated_rows);
   o.Put(run.dep_rows);
   o.Put(rate_samples);
@@ -216,6 +221,13 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
   run.unresolved_rows += in.Get<uint64_t>();
   run.unplaced_samples += in.Get<uint64_t>();
   run.unplaced_ranks += in.Get<uint64_t>();
+  run.samples_taken += in.Get<uint64_t>();
+  run.samples_dropped += in.Get<uint64_t>();
+  run.dropped_ranks += in.Get<uint64_t>();
+  const int most_rank = in.Get<int32_t>();
+  const double most_share = in.Get<double>();
+  if (most_share > run.most_dropped_share)
+    run.most_dropped_share = most_share, run.most_dropped_rank = most_rank;
   run.approximated_rows += in.Get<uint64_t>();
   run.dep_rows += in.Get<uint64_t>();
   rate_samples += in.Get<uint64_t>();

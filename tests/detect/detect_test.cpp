@@ -159,6 +159,30 @@ const RootCause *FindCause(const DetectResult &r, VertexId v) {
 
 // --- Statistics ------------------------------------------------------------
 
+// Samples a full context table dropped are said with their share and the
+// worst rank, in the run's warnings (and so in every report).
+TEST(DetectRun, DroppedSamplesAreSaid) {
+  HaloProgram h;
+  Profile p = HaloProfile(h, 4, 3, 1.5);
+  for (RankData &rd : p.ranks)
+    rd.samples = 1000;
+  p.ranks[1].samples_dropped = 50;
+  p.ranks[2].samples_dropped = 173;
+  scalana::Run run = BuildRun(h.psg, p, "np4");
+  EXPECT_EQ(run.samples_taken, 4000u);
+  EXPECT_EQ(run.samples_dropped, 223u);
+  bool said = false;
+  for (const std::string &w : run.warnings)
+    said = said || w.find("np4: 223 of 4000 samples (5.6%) dropped on 2 ranks (most: rank 2, "
+                          "17.3% of its samples)") == 0;
+  EXPECT_TRUE(said) << ::testing::PrintToString(run.warnings);
+  // None dropped: nothing said.
+  Profile clean = HaloProfile(h, 4, 3, 1.5);
+  scalana::Run quiet = BuildRun(h.psg, clean, "np4");
+  for (const std::string &w : quiet.warnings)
+    EXPECT_EQ(w.find("dropped"), std::string::npos) << w;
+}
+
 TEST(DetectStats, LogLogFitRecoversExactSlopes) {
   for (double b : {-1.0, 0.0, 0.5, 1.0, 2.0}) {
     std::vector<std::pair<double, double>> pts;
