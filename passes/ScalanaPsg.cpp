@@ -5,6 +5,7 @@
 
 #include "MpiNames.h"
 #include "scalana/ids.h"
+#include "scalana/io_operations.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/Analysis/TargetLibraryInfo.h"
@@ -273,6 +274,13 @@ CallRole CallClassifier::ClassifyCallee(const Function &fn, std::string *callee_
       return CallRole::Mpi;
     }
     return CallRole::Library;
+  }
+  // A POSIX call that moves a file's data: a vertex of its own, like an MPI
+  // call, so the time the runtime measures in it (blocked in the kernel,
+  // where no CPU sample falls) has its line.
+  if (f->isDeclaration() && IsPosixIoOperation(std::string_view(name.data(), name.size()))) {
+    *mpi_op = name.str();
+    return CallRole::Mpi;
   }
   if (!f->isDeclaration() && !f->hasAvailableExternallyLinkage()) {
     if (IsLibraryDefinition(*f))

@@ -1,4 +1,5 @@
 #include "detect/detect_stages.h"
+#include "scalana/io_operations.h"
 
 #include <algorithm>
 #include <cmath>
@@ -13,8 +14,12 @@ CauseCosts::CauseCosts(const Psg &psg, const std::vector<Run> &runs, size_t smal
     : psg_(psg), runs_(runs), smallest_(smallest), largest_(largest), big_(runs[largest]),
       abnormal_(abnormal), non_scalable_(non_scalable), ns_(ns), layer_(layer) {}
 
+// A POSIX I/O call is the rank's own work, like computation: it waits for
+// the device, not for another rank, so it can be the cause a wait is traced
+// to (rank 0 writing what it gathered while the others wait at the barrier).
 bool CauseCosts::Communication(VertexId v) const {
-  return psg_.vertex(v).kind == VertexKind::Mpi || layer_.Contains(v);
+  const Vertex &x = psg_.vertex(v);
+  return (x.kind == VertexKind::Mpi && !IsPosixIoOperation(x.label)) || layer_.Contains(v);
 }
 
 bool CauseCosts::Abnormal(VertexId v, int rank) const {

@@ -1,4 +1,5 @@
 #include "detect/rank_time.h"
+#include "scalana/io_operations.h"
 
 #include "detect/report_common.h"
 
@@ -13,7 +14,7 @@ namespace scalana {
 
 using namespace report_common;
 
-bool IsIoOperation(const std::string &op) { return op.rfind("MPI_File_", 0) == 0; }
+bool IsIoOperation(const std::string &op) { return IsIoOperationName(op); }
 
 RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   RankTime t;
@@ -142,18 +143,24 @@ std::string SharedCoresLine(const TimeSummary &t) {
 std::string TimeLine(const TimeSummary &t) {
   if (t.ranks == 0)
     return "";
+  // A category one rank owns (rank 0's I/O) has a median of nothing: its
+  // largest share is said beside it whenever that is twice the median.
   auto part = [](const char *name, const TimeShare &s) {
-    return std::string(name) + " " + Percent(s.median, 1);
+    std::string out = std::string(name) + " " + Percent(s.median, 1);
+    if (s.max_rank >= 0 && s.max > 2 * s.median && s.max >= 0.01)
+      out += " (most: " + Percent(s.max, 1) + " on rank " + std::to_string(s.max_rank) + ")";
+    return out;
   };
   std::string line = "time: of a rank's wall time (median " + Fmt("%.3f", t.median_wall) +
-                     " s; medians over " + RankCount(t.ranks) + "): " +
-                     part("computation", t.computation) + ", " + part("MPI", t.mpi);
+                     " s; medians over " + RankCount(t.ranks) +
+                     "): " + part("computation", t.computation) + ", " + part("MPI", t.mpi);
   if (t.io.max > 0)
     line += ", " + part("I/O", t.io);
   if (t.omp_wait.max > 0)
     line += ", " + part("OpenMP waits", t.omp_wait);
-  line += ", not placed " + Percent(t.not_placed.median, 1) + " (most: " +
-          Percent(t.not_placed.max, 1) + " on rank " + std::to_string(t.not_placed.max_rank) + ")";
+  line += ", not placed " + Percent(t.not_placed.median, 1) +
+          " (most: " + Percent(t.not_placed.max, 1) + " on rank " +
+          std::to_string(t.not_placed.max_rank) + ")";
   if (t.kernel_ranks > 0)
     line += "; the kernel: on a CPU " + Percent(t.on_cpu.median, 1) +
             ", runnable but not running " + Percent(t.run_delay.median, 1) + ", blocked " +
@@ -164,7 +171,8 @@ std::string TimeLine(const TimeSummary &t) {
 void PutTimeJson(nlohmann::json &obj, const TimeSummary &t) {
   using nlohmann::json;
   auto share = [](const TimeShare &s) {
-    return json{{"median", s.median}, {"max", s.max},
+    return json{{"median", s.median},
+                {"max", s.max},
                 {"max_rank", s.max_rank >= 0 ? json(s.max_rank) : json()}};
   };
   json time = {{"ranks", t.ranks},

@@ -11,8 +11,8 @@
 
 namespace scalana {
 
-// I/O calls among the MPI rows: MPI-IO (MPI_File_*), timed by the MPI
-// wrappers but I/O in the time accounting.
+// I/O calls among the MPI rows: MPI-IO (MPI_File_*) and the POSIX calls of
+// scalana/io_operations.h, timed by the wrappers but I/O in the time split.
 bool IsIoOperation(const std::string &op);
 
 // RD's main thread. SAMPLED: the CPU seconds of all its rows (every thread),

@@ -212,6 +212,8 @@ std::string WhyText(const RootCause &rc) {
   if (rc.communication)
     s += (s.empty() ? "" : " ") + std::string(rc.io ? "I/O that no computation explains"
                                                     : "communication that no computation explains");
+  else if (rc.io)
+    s += (s.empty() ? "" : " ") + std::string("I/O of the rank's own (time blocked in the call)");
   if (rc.serial_fraction)
     s += (s.empty() ? "" : "; ") +
          std::string("serial fraction: code outside the OpenMP regions whose time grows with "
@@ -234,7 +236,8 @@ std::string Percent(double part, double whole) {
 
 std::string CostShares(const RootCause &rc) {
   std::string out;
-  if (!rc.communication && rc.rank_cpu > 0)
+  // I/O time is wall time in the call, not CPU time: no CPU share.
+  if (!rc.communication && !rc.io && rc.rank_cpu > 0)
     out = Percent(rc.cost_seconds, rc.rank_cpu) + " of that rank's CPU time " +
           Fmt("%.3f", rc.rank_cpu) + " s, ";
   return out + Percent(rc.cost_seconds, rc.wall_time) + " of the run's " +

@@ -62,6 +62,10 @@ void PublishModuleText(uint32_t index, const ModuleText &text) {
     g_module_count.store(index + 1, std::memory_order_release);
 }
 
+bool IsProgramAddress(uintptr_t address) {
+  return ProgramFrame(address, g_module_count.load(std::memory_order_acquire)) != 0;
+}
+
 void PrepareUnwinding() {
   void *raw[4];
   unw_backtrace(raw, 4);

@@ -152,6 +152,9 @@ struct ModuleText {
 // Sets slot INDEX (< kMaxModuleSlots) and makes slots [0, INDEX] visible.
 // Not async-signal-safe; callers serialise (modules.cpp's mutex).
 void PublishModuleText(uint32_t index, const ModuleText &text);
+// Whether ADDRESS lies in the code of a module with a PSG (the program's
+// own code, not a library's). Async-signal-safe.
+bool IsProgramAddress(uintptr_t address);
 
 // Unwinds the calling thread's stack into OUT (capacity kMaxProgramFrames + 1)
 // as a context: program frames outermost first, led by kFramesTruncated when

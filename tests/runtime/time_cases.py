@@ -169,3 +169,73 @@ def case_mpiio_scaling(args):
     rt.check(re.search(r"^#1  io at \S+:(%d|%d)  \(main\)" % (src.line("write"), src.line("sync")),
                        text, re.M) and "I/O that no computation explains" in text,
              "the text names it I/O:\n%s" % text[:3000])
+
+
+def posix_run(args, np):
+    exe = rt.build(args, args.exe)
+    target = os.path.join(os.path.dirname(exe), "posix_gather_write.np%d.out" % np)
+    out, p = rt.profile_run(args, exe, np=np, prog_args=[target, "0.2", "2048"])
+    own = {}
+    for m in re.finditer(r"rank (\d+) io ([\d.]+) bytes (\d+)", p.stdout):
+        own[int(m.group(1))] = (float(m.group(2)), int(m.group(3)))
+    rt.check(sorted(own) == list(range(np)), "every rank printed its I/O: %s" % p.stdout)
+    return out, own
+
+
+def case_posix_io(args):
+    # write(2) and fsync(2) from the program's code are timed with their
+    # bytes at their own lines; stdio's writes and the MPI library's are not.
+    np = args.np
+    out, own = posix_run(args, np)
+    doc = rt.read_run(out)
+    for r in doc["ranks"]:
+        io_s, nbytes = own[r["rank"]]
+        rows = {row[4]: row for row in r["mpi"] if len(row) == 5}
+        posix = {op: row for op, row in rows.items() if not op.startswith("MPI_")}
+        if r["rank"] != 0:
+            rt.check(not posix, "rank %d made no POSIX I/O call of its own: %s" % (r["rank"], posix))
+            continue
+        w, s = posix.get("write"), posix.get("fsync")
+        rt.check(w and w[3] == nbytes and w[1] >= 4 and s and s[1] == 4 and set(posix) ==
+                 {"write", "fsync"},
+                 "rank 0: write with the %d bytes written, fsync 4 calls, nothing else: %s" %
+                 (nbytes, posix))
+        timed = w[2] + s[2]
+        rt.check(abs(timed - io_s) <= 0.2 * io_s + ABS,
+                 "rank 0: write and fsync timed %.3f s, the program measured %.3f s" %
+                 (timed, io_s))
+    t = detect_time(args, out)
+    rt.check(t["io"]["max"] >= 0.8 * own[0][0] and t["io"]["max_rank"] == 0,
+             "report: rank 0's I/O %.3f s of wall is its write and fsync (%.3f s): %s" %
+             (t["io"]["max"], own[0][0], t["io"]))
+
+
+def case_posix_io_scaling(args):
+    # Rank 0's write grows with the ranks and the others wait for it: the
+    # first cause is the write or its fsync, as I/O, with its measured time.
+    runs, owns = [], []
+    for np in (1, 2, 4):
+        out, own = posix_run(args, np)
+        runs.append(out)
+        owns.append(own)
+    p = rt.run([os.path.join(args.bin, "scalana"), "detect", "--format", "json"] + runs)
+    causes = json.loads(p.stdout)["root_causes"]
+    src = rt.Source(args.exe)
+    lines = (src.line("write"), src.line("sync"))
+    rt.check(causes and causes[0]["io"] and causes[0]["line"] in lines and
+             causes[0]["culprit_rank"] == 0,
+             "the first cause is rank 0's write or fsync, as I/O: %s" % causes[:2])
+    rt.check(causes[0]["cost_seconds"] >= 0.3 * owns[-1][0][0],
+             "its cost %.3f s is the I/O's, not its CPU samples' (the program measured %.3f s)" %
+             (causes[0]["cost_seconds"], owns[-1][0][0]))
+    # The barrier's waits are the write's: traced to it, not a cause of their
+    # own that "no computation explains".
+    rt.check(any(c["line"] in lines and c["waiting_ranks"] >= 1 and c["waits_caused"] > 0
+                 for c in causes),
+             "the other ranks' waits traced to the write: %s" % causes[:2])
+    barrier = [c for c in causes if c["line"] == src.line("barrier")]
+    rt.check(not barrier, "the barrier is explained by the write: %s" % barrier)
+    text = rt.run([os.path.join(args.bin, "scalana"), "detect"] + runs).stdout
+    rt.check(re.search(r"^#1  io at \S+:(%d|%d)  \(main\)" % lines, text, re.M) and
+             "I/O of the rank's own" in text,
+             "the text names it I/O:\n%s" % text[:3000])
