@@ -58,6 +58,8 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
 void WritePpgSection(const ReportInput &in, size_t max_causes,
                      const std::function<std::string(VertexId)> &src_link, std::ostream &out);
 void WriteRunsSection(const ReportInput &in, std::ostream &out);
+// Each run's wall time split, the program's and the kernel's (html_time.cpp).
+void WriteTimeSection(const ReportInput &in, std::ostream &out);
 void WriteSources(const ReportInput &in, const std::vector<VertexId> &vertices, std::ostream &out);
 void WriteNonScalable(const ReportInput &in, std::ostream &out);
 void WriteHeatTable(const ReportInput &in, std::ostream &out);

@@ -32,6 +32,8 @@ pre{background:#f6f6f6;padding:.5em;overflow-x:auto}.hit{background:#ffe08a}
 .fig p{margin:.2em 0;font-size:.85em;max-width:420px}
 #psgtree details{margin-left:1.2em}#psgtree .leaf{margin-left:2.4em}#psgtree>details{margin-left:0}
 .pn.match{background:#ffe08a}.src:target{outline:2px solid #c0392b}
+.timebar{display:flex;width:420px;height:14px;border:1px solid #ccc}.timebar span{height:100%}
+.timelegend span{margin-right:.8em;font-size:.85em}.timelegend i{display:inline-block;width:.8em;height:.8em;margin-right:.2em}
 </style>)";
 
 // Filters the PSG tree: matching vertices highlighted, their ancestors opened.
@@ -93,6 +95,7 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
                : "#src-v" + std::to_string(v);
   };
 
+  html::WriteTimeSection(in, out);
   html::WriteCauseSummary(in, out);
   html::WriteCauseDetails(in, kPlots, out);
   html::WritePpgSection(in, kCauses, src_link, out);

@@ -375,6 +375,33 @@ def check_search(page, work, doc):
     print(f"report: search {q!r}: {len(matched)} match(es)")
 
 
+def check_time_section(dom, doc):
+    """Where the time went: one row per run, each bar's parts summing to the
+    whole, and the largest run's medians as the JSON gives them."""
+    tables = dom.find(lambda n: n.tag == "table" and "time" in n.classes())
+    if len(tables) != 1:
+        raise Failure(f"{len(tables)} time tables on the page, expected 1")
+    rows = [n for n in tables[0].walk() if n.tag == "tr"][1:]
+    if len(rows) != len(doc["runs"]):
+        raise Failure(f"time table: {len(rows)} rows for {len(doc['runs'])} runs")
+    for row in rows:
+        bars = [n for n in row.walk() if n.tag == "div" and "timebar" in n.classes()]
+        if not bars:
+            raise Failure(f"time table row without a bar: {row.all_text()}")
+        for bar in bars:
+            widths = [float(re.search(r"width:([\d.]+)%", c.attrs.get("style", "")).group(1))
+                      for c in bar.walk() if c.tag == "span"]
+            if abs(sum(widths) - 100) > 0.5:
+                raise Failure(f"a time bar's parts sum to {sum(widths):.2f}%: {widths}")
+    t = max(doc["runs"], key=lambda r: r.get("world_size", 0)).get("time")
+    if t:
+        want = "computation %.1f%%" % (100 * t["computation"]["median"])
+        text = " ".join(n.all_text() for n in dom.find(lambda n: n.tag == "p" and
+                                                       "meta" in n.classes()))
+        if want not in text:
+            raise Failure(f"the page's time line lacks {want!r}")
+
+
 def stage_html(ex, args):
     runs = [ex.run_dir("inject", np) for np in ex.scales]
     for r in runs:
@@ -388,6 +415,7 @@ def stage_html(ex, args):
     shot = os.path.join(work, "report.png")
     dom = chromium(page, work, screenshot=shot)
     check_page(dom, doc, ex.source)
+    check_time_section(dom, doc)
     with open(page) as f:
         no_foreign_markup(dom, f.read())
     check_search(page, work, doc)
