@@ -17,9 +17,16 @@ CauseCosts::CauseCosts(const Psg &psg, const std::vector<Run> &runs, size_t smal
 // A POSIX I/O call is the rank's own work, like computation: it waits for
 // the device, not for another rank, so it can be the cause a wait is traced
 // to (rank 0 writing what it gathered while the others wait at the barrier).
+// A call that holds MPI rows calls MPI through a pointer (IOR's MPI-IO
+// access function): its time is the MPI call's, not computation.
 bool CauseCosts::Communication(VertexId v) const {
   const Vertex &x = psg_.vertex(v);
-  return (x.kind == VertexKind::Mpi && !IsPosixIoOperation(x.label)) || layer_.Contains(v);
+  if (x.kind == VertexKind::Mpi)
+    return !IsPosixIoOperation(x.label);
+  if (x.kind == VertexKind::Call)
+    if (const VertexSeries *s = big_.Find(v); s && s->mpi_rows)
+      return true;
+  return layer_.Contains(v);
 }
 
 bool CauseCosts::Abnormal(VertexId v, int rank) const {

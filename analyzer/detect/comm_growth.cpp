@@ -1,6 +1,7 @@
 // Communication that grew with the rank count and that no computation
 // explains: what grew (time, calls, messages, bytes, peers), in one sentence.
 #include "detect/detect_stages.h"
+#include "detect/rank_time.h"
 
 #include <cmath>
 #include <cstdint>
@@ -46,22 +47,40 @@ std::vector<CommGrowth> CommunicationGrowth(const Psg &psg, const Run &small, co
   return out;
 }
 
+namespace {
+
+// G's big-to-small ratio of WHAT (1 when absent; infinite from nothing).
+double GrowthRatio(const std::vector<CommGrowth> &g, const char *what) {
+  for (const CommGrowth &x : g)
+    if (x.what == what)
+      return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 1.0);
+  return 1.0;
+}
+
+// Past x100 the small run's figure is near nothing and the ratio says more
+// about it than about the growth (Kripke: "x2690"); the absolute figures are
+// on the report's grows: line.
+std::string Times(double r) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf,
+                std::isinf(r) ? "from none" : (r >= 100 ? "more than x100" : "x%.1f"), r);
+  return std::string(buf);
+}
+
+// An I/O call's time is the device's: it grows with the ranks that share
+// the file system, not with waiting for one another.
+std::string ExplainIoGrowth(const std::vector<CommGrowth> &g) {
+  return "I/O time per rank grows " + Times(GrowthRatio(g, "time")) +
+         " while calls per rank grow " + Times(GrowthRatio(g, "calls")) +
+         ": the ranks' I/O shares the file system and its devices, whose time grows with "
+         "the data of all ranks";
+}
+
+} // namespace
+
 std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling) {
-  auto ratio = [&](const char *what) {
-    for (const CommGrowth &x : g)
-      if (x.what == what)
-        return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 1.0);
-    return 1.0;
-  };
-  // Past x100 the small run's figure is near nothing and the ratio says
-  // more about it than about the growth (Kripke: "x2690"); the absolute
-  // figures are on the report's grows: line.
-  auto times = [](double r) {
-    char buf[32];
-    std::snprintf(buf, sizeof buf,
-                  std::isinf(r) ? "from none" : (r >= 100 ? "more than x100" : "x%.1f"), r);
-    return std::string(buf);
-  };
+  auto ratio = [&](const char *what) { return GrowthRatio(g, what); };
+  auto times = Times;
   // Per rank, weak scaling keeps the work (and usually the traffic) constant;
   // strong scaling shrinks it. Growth beyond 1.5x is what we name.
   const double limit = scaling == ScalingMode::Strong ? 1.0 : 1.5;
@@ -107,7 +126,11 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
     rc.small_ranks = small.world_size;
     rc.big_ranks = big.world_size;
     rc.growth = CommunicationGrowth(psg, small, big, v);
-    rc.explanation = ExplainGrowth(rc.growth, res.scaling_used);
+    const Vertex &x = psg.vertex(v);
+    const VertexSeries *vs = big.Find(v);
+    const bool io = (x.kind == VertexKind::Mpi && IsIoOperation(x.label)) ||
+                    (x.kind == VertexKind::Call && vs && vs->mpi_rows == kMpiRowsIo);
+    rc.explanation = io ? ExplainIoGrowth(rc.growth) : ExplainGrowth(rc.growth, res.scaling_used);
     // A layer's polling loop makes no calls the wrappers count: its samples
     // are all there is, and they are time spent waiting for other ranks.
     rc.comm_layer = layer.PatternOf(v);

@@ -6,6 +6,7 @@
 // the rank count, and they outrank the work the ranks wait for.
 #include "detect/detect_stages.h"
 #include "detect/report_common.h"
+#include "scalana/io_operations.h"
 
 #include <fnmatch.h>
 
@@ -88,8 +89,9 @@ std::vector<std::pair<std::string, size_t>> CommLayer::Counts() const {
 std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes) {
   using namespace detect_internal;
   const RootCause *first = nullptr;
+  // An I/O call's time is the device's, never polling.
   for (const RootCause &rc : causes)
-    if (!rc.communication) {
+    if (!rc.communication && !rc.io) {
       first = &rc;
       break;
     }
@@ -100,7 +102,8 @@ std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes) 
   const std::string file = FileOf(psg, first->vertex);
   bool communicates = false;
   for (size_t v = 0; v < psg.vertices().size() && !communicates; ++v)
-    communicates = psg.vertices()[v].kind == VertexKind::Mpi && FileOf(psg, VertexId(v)) == file;
+    communicates = psg.vertices()[v].kind == VertexKind::Mpi &&
+                   !IsPosixIoOperation(psg.vertices()[v].label) && FileOf(psg, VertexId(v)) == file;
   if (file.empty() || !communicates)
     return {};
   // A directory of its own (a library's sources) names the layer; beside

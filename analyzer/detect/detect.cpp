@@ -151,7 +151,9 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   MergeLineContexts(psg, big, res.root_causes);
   for (RootCause &rc : res.root_causes) {
     const Vertex &x = psg.vertex(rc.vertex);
-    rc.io = x.kind == VertexKind::Mpi && IsIoOperation(x.label);
+    const VertexSeries *s = big.Find(rc.vertex);
+    rc.io = (x.kind == VertexKind::Mpi && IsIoOperation(x.label)) ||
+            (x.kind == VertexKind::Call && s && s->mpi_rows == kMpiRowsIo);
   }
 
   // --- No figure past what the run supports (cause_bounds.cpp).

@@ -67,10 +67,17 @@ struct RankTime {
   }
 };
 
+// VertexSeries::mpi_rows: rows of calls that wait for other ranks, and of
+// I/O calls (MPI_File_* and POSIX I/O).
+inline constexpr uint8_t kMpiRowsCommunication = 1, kMpiRowsIo = 2;
+
 // Per-vertex data over the ranks present in the run (index = rank slot).
 struct VertexSeries {
   VertexId vertex = kNoVertex;
-  bool own_data = false;       // has rows of its own (not only an ancestor)
+  bool own_data = false; // has rows of its own (not only an ancestor)
+  // What the MPI rows placed here were (kMpiRows*): a call vertex holds them
+  // when the program calls MPI through a pointer (IOR's MPI-IO access).
+  uint8_t mpi_rows = 0;
   std::vector<float> cpu;      // exclusive CPU seconds (measured); empty if none
   std::vector<float> mpi;      // MPI wall seconds; empty if none
   std::vector<uint32_t> calls; // MPI calls; empty if none

@@ -152,6 +152,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
         s.calls.assign(cap, 0);
       }
       s.mpi[r] += float(row.seconds);
+      s.mpi_rows |= IsIoOperation(row.op) ? kMpiRowsIo : kMpiRowsCommunication;
       s.calls[r] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[r]));
     }
     arrived_time.push_back({int32_t(r), MainThreadTime(rd, sampled, sampled_in_mpi)});

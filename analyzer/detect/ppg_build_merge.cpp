@@ -176,6 +176,7 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
     o.Put(uint8_t(!s.cpu.empty()));
     o.Put(uint8_t(!s.mpi.empty()));
     o.Put(uint8_t(!s.counters.empty()));
+    o.Put(s.mpi_rows);
   }
   link.SendString(to, o.b);
   std::string().swap(o.b);
@@ -281,7 +282,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     run.omp_threads.assign(cap, 0);
   struct Incoming {
     uint64_t context;
-    uint8_t own, cpu, mpi, counters;
+    uint8_t own, cpu, mpi, counters, mpi_rows;
   };
   std::vector<Incoming> series(size_t(in.Get<uint64_t>()));
   for (Incoming &s : series) {
@@ -290,6 +291,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     s.cpu = in.Get<uint8_t>();
     s.mpi = in.Get<uint8_t>();
     s.counters = in.Get<uint8_t>();
+    s.mpi_rows = in.Get<uint8_t>();
     if (s.context >= vertex_of.size() || vertex_of[s.context] == kNoVertex)
       throw Error(run.label + ": sharded analysis: a series of another process has no vertex");
   }
@@ -302,6 +304,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     VertexSeries &s = SeriesOf(v);
     const size_t si = size_t(run.slot_of_vertex[v]);
     s.own_data = s.own_data || inc.own;
+    s.mpi_rows |= inc.mpi_rows;
     if (inc.cpu && s.cpu.empty())
       s.cpu.assign(cap, 0.f);
     if (inc.mpi && s.mpi.empty())

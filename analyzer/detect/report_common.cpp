@@ -236,8 +236,9 @@ std::string Percent(double part, double whole) {
 
 std::string CostShares(const RootCause &rc) {
   std::string out;
-  // I/O time is wall time in the call, not CPU time: no CPU share.
-  if (!rc.communication && !rc.io && rc.rank_cpu > 0)
+  // I/O time is wall time in the call, not CPU time: no CPU share; nor
+  // where the cost exceeds the CPU time (time off the CPU is in it).
+  if (!rc.communication && !rc.io && rc.rank_cpu > 0 && rc.cost_seconds <= rc.rank_cpu)
     out = Percent(rc.cost_seconds, rc.rank_cpu) + " of that rank's CPU time " +
           Fmt("%.3f", rc.rank_cpu) + " s, ";
   return out + Percent(rc.cost_seconds, rc.wall_time) + " of the run's " +

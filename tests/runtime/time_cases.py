@@ -112,15 +112,22 @@ def case_time_shared_cores(args):
         rt.check(t["cores"] == cores, "JSON: the host's cores: %s" % t)
 
 
-def mpiio_run(args, np):
+def io_run(args, np, target, kib):
+    """The I/O program profiled at NP ranks writing TARGET (beside the
+    binary), KIB per rank per step; returns the run and each rank's own
+    (seconds, bytes) of I/O."""
     exe = rt.build(args, args.exe)
-    target = os.path.join(os.path.dirname(exe), "mpiio_grow.out")
-    out, p = rt.profile_run(args, exe, np=np, prog_args=[target, "0.2", "1024"])
+    target = os.path.join(os.path.dirname(exe), target)
+    out, p = rt.profile_run(args, exe, np=np, prog_args=[target, "0.2", str(kib)])
     own = {}
     for m in re.finditer(r"rank (\d+) io ([\d.]+) bytes (\d+)", p.stdout):
         own[int(m.group(1))] = (float(m.group(2)), int(m.group(3)))
     rt.check(sorted(own) == list(range(np)), "every rank printed its I/O: %s" % p.stdout)
     return out, own
+
+
+def mpiio_run(args, np):
+    return io_run(args, np, "mpiio_grow.out", 1024)
 
 
 def case_mpiio(args):
@@ -172,14 +179,7 @@ def case_mpiio_scaling(args):
 
 
 def posix_run(args, np):
-    exe = rt.build(args, args.exe)
-    target = os.path.join(os.path.dirname(exe), "posix_gather_write.np%d.out" % np)
-    out, p = rt.profile_run(args, exe, np=np, prog_args=[target, "0.2", "2048"])
-    own = {}
-    for m in re.finditer(r"rank (\d+) io ([\d.]+) bytes (\d+)", p.stdout):
-        own[int(m.group(1))] = (float(m.group(2)), int(m.group(3)))
-    rt.check(sorted(own) == list(range(np)), "every rank printed its I/O: %s" % p.stdout)
-    return out, own
+    return io_run(args, np, "posix_gather_write.np%d.out" % np, 2048)
 
 
 def case_posix_io(args):
