@@ -50,6 +50,7 @@ class Scalana(CMakePackage):
     depends_on("pkgconfig", type="build")
 
     depends_on("googletest", type="test")
+    depends_on("rapidcheck", type="test")
     depends_on("py-lit", type="test")
     depends_on("python@3:", type=("build", "test"))
 
