@@ -17,6 +17,14 @@
 //   nesting), as any other call the MPI library makes.
 // - errno is the program's: the recording after the call may change it, so
 //   the call's own errno is put back before returning.
+// - Only calls on files and block devices are timed: a pipe, a socket or a
+//   terminal waits for another process, not for a device.
+// - A signal handler of the program may call write(2) (it is
+//   async-signal-safe): the first call from a new call site records that
+//   site, which allocates, as an MPI call's first call does. A handler that
+//   writes to a file while the code it interrupted held the allocator's
+//   lock would wait on it; writes to a terminal or a pipe (the usual crash
+//   message) are not recorded and do not.
 // - The runtime's signal handlers read (schedstat, perf counters) and its
 //   crash path writes, through these: the real functions are resolved when
 //   the library loads, never in a handler. A call that comes before that
@@ -27,6 +35,7 @@
 
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -56,22 +65,33 @@ template <typename Fn> struct Real {
   }
 };
 
-// REAL(ARGS...) timed as OP's row when the program's code called it
-// (RETURN_ADDRESS); BYTES: the result counts the bytes moved.
+// Whether FD is a file or a block device: what a rank waits for the
+// device on. Pipes, sockets and terminals are another process's pace, not
+// I/O. fstat is async-signal-safe; errno is the caller's again after it.
+bool IsFile(int fd) {
+  const int saved = errno;
+  struct stat st;
+  const bool file = fstat(fd, &st) == 0 && (S_ISREG(st.st_mode) || S_ISBLK(st.st_mode));
+  errno = saved;
+  return file;
+}
+
+// REAL(FD, ARGS...) timed as OP's row when the program's code called it
+// (RETURN_ADDRESS) on a file; BYTES: the result counts the bytes moved.
 template <typename R, typename Fn, typename... A>
 R Timed(const char *op, Fn real, bool bytes, const void *return_address, const void *frame_address,
-        A... args) {
+        int fd, A... args) {
   if (!real) {
     errno = ENOSYS;
     return R(-1);
   }
-  if (!IsProgramAddress(uintptr_t(return_address)))
-    return real(args...);
+  if (!IsProgramAddress(uintptr_t(return_address)) || !IsFile(fd))
+    return real(fd, args...);
   R result;
   int error;
   {
     MpiCall call(op, MpiClass::Other, return_address, frame_address);
-    result = real(args...);
+    result = real(fd, args...);
     error = errno;
     call.Stop();
     if (bytes && call.active() && result > 0)
