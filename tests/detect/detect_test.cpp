@@ -295,6 +295,27 @@ TEST(DetectThreads, TheSlowThreadIsNamedWithTheWaitsOfTheOthers) {
   EXPECT_EQ(rc.path.back().via, "barrier");
 }
 
+// What a slow thread's fix gives back is what its excess made the others
+// wait: thread 1 waits 3.0 s at the barrier (its core shared), but thread 0
+// is only 1.2 s over it, so 1.2 s of that wait is traced to thread 0.
+TEST(DetectThreads, WaitsTracedToAThreadAreAtMostItsExcess) {
+  OmpRegionProgram prog(100);
+  for (int r = 0; r < 2; ++r) {
+    RankData &rd = prog.b.p.ranks[size_t(r)];
+    rd.vertices.push_back({prog.in_loop, uint64_t(r ? 200 : 80), r ? 2.0 : 0.8, {}});
+    rd.thread_vertices.push_back({prog.in_loop, 1, 40, 0.4});
+    rd.omp.push_back({prog.at_fork, 1, "barrier", 10, r ? 3.0 : 0.01, 0, 0, 0});
+    prog.b.Mpi(prog.b.p.ranks[size_t(r)].rank, prog.m.Id(prog.allreduce), r ? 0.01 : 1.2);
+  }
+  scalana::Run run = BuildRun(prog.psg, prog.b.p, "run");
+  DetectOptions o;
+  std::vector<AbnormalThread> found = FindAbnormalThreads(prog.psg, run, o, 0.02);
+  ASSERT_EQ(found.size(), 1u);
+  EXPECT_NEAR(found[0].excess, 1.2, 1e-5);
+  EXPECT_NEAR(found[0].waits, 1.2, 1e-5) << "the 3.0 s wait held to the 1.2 s excess";
+  EXPECT_EQ(found[0].waiting, 1);
+}
+
 // Both ranks alike: thread 0 spends 1.6 s in the region's loop against
 // thread 1's 0.4 s, and the master alone forks and joins the region (0.5 s
 // at the region's own call vertex against a worker's 0.05 s there). The
