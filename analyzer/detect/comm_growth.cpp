@@ -126,11 +126,8 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
     rc.small_ranks = small.world_size;
     rc.big_ranks = big.world_size;
     rc.growth = CommunicationGrowth(psg, small, big, v);
-    const Vertex &x = psg.vertex(v);
-    const VertexSeries *vs = big.Find(v);
-    const bool io = (x.kind == VertexKind::Mpi && IsIoOperation(x.label)) ||
-                    (x.kind == VertexKind::Call && vs && vs->mpi_rows == kMpiRowsIo);
-    rc.explanation = io ? ExplainIoGrowth(rc.growth) : ExplainGrowth(rc.growth, res.scaling_used);
+    rc.explanation = IsIoVertex(psg, big, v) ? ExplainIoGrowth(rc.growth)
+                                             : ExplainGrowth(rc.growth, res.scaling_used);
     // A layer's polling loop makes no calls the wrappers count: its samples
     // are all there is, and they are time spent waiting for other ranks.
     rc.comm_layer = layer.PatternOf(v);

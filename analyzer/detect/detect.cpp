@@ -149,12 +149,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   MarkSerialFraction(psg, big, res.root_causes);
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);
-  for (RootCause &rc : res.root_causes) {
-    const Vertex &x = psg.vertex(rc.vertex);
-    const VertexSeries *s = big.Find(rc.vertex);
-    rc.io = (x.kind == VertexKind::Mpi && IsIoOperation(x.label)) ||
-            (x.kind == VertexKind::Call && s && s->mpi_rows == kMpiRowsIo);
-  }
+  for (RootCause &rc : res.root_causes)
+    rc.io = IsIoVertex(psg, big, rc.vertex);
 
   // --- No figure past what the run supports (cause_bounds.cpp).
   BoundCauseFigures(psg, big, res.root_causes);

@@ -16,6 +16,14 @@ using namespace report_common;
 
 bool IsIoOperation(const std::string &op) { return IsIoOperationName(op); }
 
+bool IsIoVertex(const Psg &psg, const Run &run, VertexId v) {
+  const Vertex &x = psg.vertex(v);
+  if (x.kind == VertexKind::Mpi)
+    return IsIoOperation(x.label);
+  const VertexSeries *s = x.kind == VertexKind::Call ? run.Find(v) : nullptr;
+  return s && s->mpi_rows == kMpiRowsIo;
+}
+
 RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   RankTime t;
   t.wall = float(rd.wall_time);

@@ -14,6 +14,9 @@ namespace scalana {
 // I/O calls among the MPI rows: MPI-IO (MPI_File_*) and the POSIX calls of
 // scalana/io_operations.h, timed by the wrappers but I/O in the time split.
 bool IsIoOperation(const std::string &op);
+// Whether V of RUN is an I/O call: an MPI vertex of an I/O operation, or a
+// call vertex all of whose MPI rows are I/O (MPI-IO called through a pointer).
+bool IsIoVertex(const Psg &psg, const Run &run, VertexId v);
 
 // RD's main thread. SAMPLED: the CPU seconds of all its rows (every thread),
 // IN_MPI: those on MPI vertices.
