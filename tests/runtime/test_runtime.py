@@ -1555,8 +1555,16 @@ def case_node_kill(args):
         during = sorted(os.listdir(out))
         check(during == [".scalana-job", "snapshots-0.scs"],
               "while running: one container, no rank file or temporary: %s" % during)
+        # mpirun stopped meanwhile: once the first rank is gone it sends
+        # SIGTERM to the others, and on a loaded host that can reach a rank
+        # before this loop's SIGKILL does (its end would then be recorded).
+        os.kill(p.pid, signal.SIGSTOP)
         signal_ranks(exe, signal.SIGKILL, args.np)
+        deadline = time.time() + 60
+        while rank_pids(exe) and time.time() < deadline:
+            time.sleep(0.1)
     finally:
+        os.kill(p.pid, signal.SIGCONT)
         p.communicate(timeout=60)
     left = sorted(os.listdir(out))
     check(left == [".scalana-job", "snapshots-0.scs"], "after SIGKILL: the container only: %s" % left)
