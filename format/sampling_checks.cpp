@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <string>
 
 namespace scalana {
 
@@ -34,21 +35,30 @@ std::string BlockedSamplingWarning(const Profile &profile) {
   return what + ": that time has no samples, so no vertex shows it";
 }
 
+namespace {
+// Thresholds: enough CPU time that a rate means something (50 ms is a dozen
+// ticks at 250 Hz), and a shortfall no noise explains.
+constexpr double kMinCpu = 0.05, kShortfall = 0.25;
+double Hz(const ThreadInfo &t) { return double(t.samples) / t.cpu_seconds; }
+
+// The best rate of R's threads with enough CPU time to judge; 0: none.
+double BestThreadRate(const RankData &r) {
+  double best = 0;
+  for (const ThreadInfo &t : r.thread_info)
+    if (t.cpu_seconds >= kMinCpu)
+      best = std::max(best, Hz(t));
+  return best;
+}
+} // namespace
+
 std::string UndersampledThreadsWarning(const Profile &profile) {
-  // Thresholds: enough CPU time that a rate means something (50 ms is a dozen
-  // ticks at 250 Hz), and a shortfall no noise explains.
-  constexpr double kMinCpu = 0.05, kShortfall = 0.25;
   if (profile.meta.sampling.hz <= 0)
     return "";
-  auto Hz = [](const ThreadInfo &t) { return double(t.samples) / t.cpu_seconds; };
   int count = 0, worst_rank = -1;
   ThreadInfo worst;
   double worst_ratio = 1, worst_ref = 0;
   for (const RankData &r : profile.ranks) {
-    double best = 0;
-    for (const ThreadInfo &t : r.thread_info)
-      if (t.cpu_seconds >= kMinCpu)
-        best = std::max(best, Hz(t));
+    const double best = BestThreadRate(r);
     if (best <= 0)
       continue;
     for (const ThreadInfo &t : r.thread_info) {
@@ -77,9 +87,85 @@ std::string UndersampledThreadsWarning(const Profile &profile) {
   return line;
 }
 
+RateTerms RankRateTerms(const RankData &r) {
+  RateTerms out;
+  double threads = 0;
+  for (const ThreadInfo &t : r.thread_info)
+    threads += t.cpu_seconds;
+  out.samples = r.samples;
+  out.seconds = std::max(0.0, (threads > 0 ? threads : r.cpu_time) - r.sampling_blocked);
+  return out;
+}
+
+double ObtainedRate(const Profile &profile) {
+  uint64_t samples = 0;
+  double seconds = 0;
+  for (const RankData &r : profile.ranks) {
+    RateTerms t = RankRateTerms(r);
+    samples += t.samples;
+    seconds += t.seconds;
+  }
+  return seconds > 0 ? double(samples) / seconds : 0;
+}
+
+std::string BelowAskedRateWarning(const Profile &profile) {
+  const double asked = profile.meta.sampling.hz;
+  if (asked <= 0 || profile.meta.sampling.source == "none")
+    return "";
+  double expected = asked;
+  if (profile.meta.sampling.source == "cpu-timer") {
+    double best = 0;
+    for (const RankData &r : profile.ranks)
+      best = std::max(best, BestThreadRate(r));
+    expected = std::min(asked, best);
+  }
+  int count = 0, worst_rank = -1;
+  long worst_thread = -1; // -1: the rank as a whole (no thread figures)
+  double worst_hz = 0, worst_cpu = 0;
+  uint64_t worst_samples = 0;
+  auto consider = [&](int rank, long thread, uint64_t samples, double cpu) {
+    if (cpu < kMinCpu || double(samples) / cpu >= 0.5 * expected)
+      return;
+    ++count;
+    if (worst_rank < 0 || double(samples) / cpu < worst_hz) {
+      worst_rank = rank, worst_thread = thread, worst_samples = samples, worst_cpu = cpu;
+      worst_hz = double(samples) / cpu;
+    }
+  };
+  for (const RankData &r : profile.ranks) {
+    if (r.thread_info.empty()) {
+      RateTerms t = RankRateTerms(r);
+      consider(r.rank, -1, t.samples, t.seconds);
+      continue;
+    }
+    const double best = BestThreadRate(r);
+    for (const ThreadInfo &t : r.thread_info)
+      if (!(t.cpu_seconds >= kMinCpu && Hz(t) < kShortfall * best)) // not the warning above's
+        consider(r.rank, long(t.index), t.samples, t.cpu_seconds);
+  }
+  if (!count)
+    return "";
+  char line[512];
+  std::snprintf(line, sizeof line,
+                "%d %s sampled at under half the %.0f Hz %s (the worst: rank %d%s%s, %llu samples "
+                "over %.2f CPU s, %.0f Hz): its time is measured, but rests on fewer samples; a "
+                "source the program stopped (its sampling signal or the profiler's descriptors "
+                "taken) or the descriptor budget spent (see the errors of `scalana show`) does "
+                "this",
+                count,
+                worst_thread >= 0 ? (count == 1 ? "thread" : "threads")
+                                  : (count == 1 ? "rank" : "ranks/threads"),
+                expected, expected < asked ? "the run's best thread obtained" : "asked", worst_rank,
+                worst_thread >= 0 ? " thread " : "",
+                worst_thread >= 0 ? std::to_string(worst_thread).c_str() : "",
+                (unsigned long long)worst_samples, worst_cpu, worst_hz);
+  return line;
+}
+
 std::vector<std::string> SamplingWarnings(const Profile &profile) {
   std::vector<std::string> out;
-  for (std::string w : {BlockedSamplingWarning(profile), UndersampledThreadsWarning(profile)})
+  for (std::string w : {BlockedSamplingWarning(profile), UndersampledThreadsWarning(profile),
+                        BelowAskedRateWarning(profile)})
     if (!w.empty())
       out.push_back(std::move(w));
   return out;

@@ -133,6 +133,10 @@ struct Run {
   // Samples per CPU second the run obtained (its rows' samples over their
   // measured CPU time): what counts of samples follow, whatever was asked.
   double sample_rate = 0;
+  // Samples per CPU second the threads' clocks say they could have come in
+  // (sampling_checks.h, RankRateTerms): the rate delivered, as reported. It
+  // is below sample_rate where the source stopped or time went unsampled.
+  double obtained_rate = 0;
 
   int nslots() const { return int(ranks.size()); }
   const VertexSeries *Find(VertexId v) const {

@@ -1,5 +1,6 @@
 #include "detect/ppg_build_state.h"
 #include "detect/rank_time.h"
+#include "scalana/sampling_checks.h"
 
 namespace scalana {
 
@@ -89,6 +90,11 @@ void RunBuilder::State::AddPart(const Profile &part) {
       head.thread_vertices.clear(), head.omp.clear();
       summary.ranks.push_back(std::move(head));
     }
+    // The rate obtained: samples over the CPU time they could have come in,
+    // as `scalana show` counts it (sampling_checks.h).
+    const RateTerms obtained = RankRateTerms(rd);
+    obtained_samples += obtained.samples;
+    sums.obtained += Fixed(obtained.seconds);
     double sampled = 0, sampled_in_mpi = 0;
     for (const VertexRow &row : rd.vertices) {
       const Resolved res = at(row.ctx);

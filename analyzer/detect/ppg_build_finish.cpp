@@ -82,6 +82,9 @@ void RunBuilder::State::CompactToSlots() {
                      });
   }
   run.sample_rate = rate_seconds > 0 ? double(rate_samples) / rate_seconds : run.meta.sampling.hz;
+  const double obtained_seconds = Seconds(sums.obtained);
+  run.obtained_rate =
+      obtained_seconds > 0 ? double(obtained_samples) / obtained_seconds : run.sample_rate;
 }
 
 // Inclusive time: every ancestor of a vertex with data gets a series too.

@@ -131,6 +131,7 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   o.Put(run.approximated_rows);
   o.Put(run.dep_rows);
   o.Put(rate_samples);
+  o.Put(obtained_samples);
   o.Put(sums);
   o.Put(uint64_t(run.warnings.size()));
   for (const std::string &w : run.warnings)
@@ -232,6 +233,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
   run.approximated_rows += in.Get<uint64_t>();
   run.dep_rows += in.Get<uint64_t>();
   rate_samples += in.Get<uint64_t>();
+  obtained_samples += in.Get<uint64_t>();
   const Sums theirs_sums = in.Get<Sums>();
   sums.outside += theirs_sums.outside;
   sums.unplaced += theirs_sums.unplaced;
@@ -239,6 +241,7 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
   sums.approximated += theirs_sums.approximated;
   sums.omp_wait += theirs_sums.omp_wait;
   sums.rate += theirs_sums.rate;
+  sums.obtained += theirs_sums.obtained;
   for (uint64_t n = in.Get<uint64_t>(); n-- > 0;)
     run.warnings.push_back(in.Str());
   // Its contexts met after ours, in its order: the PSG expands and the

@@ -103,6 +103,7 @@ struct RunBuilder::State {
   std::unordered_multimap<uint64_t, uint32_t> comm_ids; // CommMembers::Hash -> Run::comms
   uint64_t rate_samples = 0;
   double rate_seconds = 0;
+  uint64_t obtained_samples = 0; // all samples, for Run::obtained_rate
   size_t ncounters = 0;
   std::vector<std::vector<SeqRef>> seq_refs; // per series, parallel to its edges
   std::vector<std::vector<SeqRange>> seq_overflow;
@@ -120,6 +121,7 @@ struct RunBuilder::State {
   // parts shared among processes (ppg_build_merge.cpp).
   struct Sums {
     __int128 outside = 0, unresolved = 0, approximated = 0, omp_wait = 0, rate = 0, unplaced = 0;
+    __int128 obtained = 0; // the CPU seconds samples could come in (RankRateTerms)
   };
   Sums sums;
   static __int128 Fixed(double seconds) { return __int128(std::ldexp((long double)seconds, 64)); }

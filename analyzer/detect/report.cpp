@@ -133,8 +133,8 @@ std::string SamplingLine(const std::vector<Run> &runs) {
   std::string line = "sampling: " + s.source + ", " + Fmt("%g", s.hz) + " Hz asked; obtained";
   bool short_of = false;
   for (size_t i = 0; i < runs.size(); ++i) {
-    line += (i ? " / " : " ") + Fmt("%.0f", runs[i].sample_rate);
-    short_of = short_of || runs[i].sample_rate < 0.9 * runs[i].meta.sampling.hz;
+    line += (i ? " / " : " ") + Fmt("%.0f", runs[i].obtained_rate);
+    short_of = short_of || runs[i].obtained_rate < 0.9 * runs[i].meta.sampling.hz;
   }
   line += " Hz of CPU time";
   if (short_of && s.source == "cpu-timer")
@@ -372,7 +372,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                     {"build_id", run.meta.build_id},
                     {"sampling_source", run.meta.sampling.source},
                     {"sampling_hz", run.meta.sampling.hz},
-                    {"sampling_obtained_hz", run.sample_rate},
+                    {"sampling_obtained_hz", run.obtained_rate},
                     {"counters_real", run.meta.sampling.counters_real},
                     {"contexts", run.contexts},
                     {"unresolved_contexts", run.unresolved_contexts},

@@ -364,9 +364,10 @@ TEST(ProfileFormat, ThreadSamplesAndCpuRoundTripAndOldRowsRead) {
   EXPECT_EQ(m.ranks[0].cores, 2);
 
   std::string old = TempDir();
-  WriteGz(old + "/profile.json.gz",
-          R"({"format":"scalana-profile","version":2,"meta":{},"contexts":[[]],"comms":[],)"
-          R"("ranks":[{"rank":0,"vertices":[],"mpi":[],"deps":[],"thread_info":[[0,0],[1,1,3,0.5]]}]})");
+  WriteGz(
+      old + "/profile.json.gz",
+      R"({"format":"scalana-profile","version":2,"meta":{},"contexts":[[]],"comms":[],)"
+      R"("ranks":[{"rank":0,"vertices":[],"mpi":[],"deps":[],"thread_info":[[0,0],[1,1,3,0.5]]}]})");
   Profile o = ReadProfile(old);
   ASSERT_EQ(o.ranks[0].thread_info.size(), 2u);
   EXPECT_EQ(o.ranks[0].thread_info[0].samples, 0u);
@@ -406,6 +407,48 @@ TEST(SamplingChecks, NamesAThreadSampledFarBelowItsRank) {
   EXPECT_EQ(UndersampledThreadsWarning(p), "");
   p.ranks[0].thread_info[1] = {3, 1, 0, 0.02}; // too little CPU to judge
   EXPECT_EQ(UndersampledThreadsWarning(p), "");
+}
+
+// The rate obtained counts the threads' CPU clocks, not the samples' own
+// time: a perf source that stopped after a fifth of the run reads as a fifth
+// of the asked rate, and the thread is named; a timer capped at the tick is
+// held to the run's best thread, not to the asked rate.
+TEST(SamplingChecks, RateObtainedIsSamplesOverTheThreadsClocks) {
+  Profile p = Sample(0, 0x8000000000aaa001ull);
+  p.meta.sampling.hz = 1000;
+  p.meta.sampling.source = "perf-task-clock";
+  p.ranks[0].rank = 3;
+  p.ranks[0].samples = 200;
+  p.ranks[0].thread_info = {{0, -1, 200, 1.0}};
+  EXPECT_NEAR(ObtainedRate(p), 200, 1e-9);
+  std::string w = BelowAskedRateWarning(p);
+  EXPECT_NE(w.find("1 thread sampled at under half the 1000 Hz asked (the worst: rank 3 thread 0, "
+                   "200 samples over 1.00 CPU s, 200 Hz)"),
+            std::string::npos)
+      << w;
+  // Time the program had the signal blocked could have no samples.
+  p.ranks[0].sampling_blocked = 0.8;
+  EXPECT_NEAR(ObtainedRate(p), 1000, 1e-9);
+  p.ranks[0].sampling_blocked = 0;
+  p.ranks[0].thread_info[0].samples = 960;
+  p.ranks[0].samples = 960;
+  EXPECT_EQ(BelowAskedRateWarning(p), "");
+  // No thread figures (an older file): the process's CPU time.
+  p.ranks[0].thread_info.clear();
+  p.ranks[0].cpu_time = 4.0;
+  EXPECT_NEAR(ObtainedRate(p), 240, 1e-9);
+  EXPECT_NE(BelowAskedRateWarning(p).find("1 rank sampled at under half"), std::string::npos);
+  // The timer: 250 Hz is the tick, not a shortfall; a thread at 70 Hz is.
+  p.meta.sampling.source = "cpu-timer";
+  p.ranks[0].thread_info = {{0, -1, 250, 1.0}, {1, -1, 35, 0.5}}; // 70 Hz: past the warning above
+  p.ranks[0].samples = 285;
+  w = BelowAskedRateWarning(p);
+  EXPECT_NE(w.find("under half the 250 Hz the run's best thread obtained (the worst: rank 3 "
+                   "thread 1"),
+            std::string::npos)
+      << w;
+  p.ranks[0].thread_info[1].samples = 120;
+  EXPECT_EQ(BelowAskedRateWarning(p), "");
 }
 
 TEST(ProfileFormat, ThreadRowsRoundTripMergeAndAreChecked) {

@@ -6,11 +6,11 @@
 // (rank_summary.h): 32,768 ranks printed one by one made 3.9 million lines.
 #include "rank_summary.h"
 #include "scalana/echo.h"
-#include "time_lines.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/profile.h"
 #include "scalana/sampling_checks.h"
 #include "scalana/text_escape.h"
+#include "time_lines.h"
 #ifdef SCALANA_HAVE_PSG
 #include "../cli_options.h"
 #include "detect/names.h"
@@ -182,9 +182,10 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank,
   std::string counters;
   for (const auto &c : m.sampling.counters)
     counters += (counters.empty() ? "" : ",") + Safe(c);
-  std::printf("sampling   %s at %g Hz (%s time), counters: %s\n", Safe(m.sampling.source).c_str(),
-              m.sampling.hz, Safe(m.sampling.clock).c_str(),
-              counters.empty() ? "none" : counters.c_str());
+  // Obtained as detect counts it: samples over the threads' CPU clocks.
+  std::printf("sampling   %s at %g Hz asked, %.0f obtained (%s time), counters: %s\n",
+              Safe(m.sampling.source).c_str(), m.sampling.hz, ObtainedRate(p),
+              Safe(m.sampling.clock).c_str(), counters.empty() ? "none" : counters.c_str());
   if (!m.sampling.note.empty())
     std::printf("           %s\n", Safe(m.sampling.note).c_str());
   for (const std::string &w : SamplingWarnings(p))
