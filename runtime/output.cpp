@@ -162,6 +162,8 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
     return false;
   for (const auto &[what, n] : ErrorCounts(lock_seconds))
     r.errors[what] += n;
+  if (uint64_t refused = RefusedCloses())
+    r.errors["program_closed_profiler_descriptor"] += refused;
   // The rate actually achieved (timer ticks, dropped signals) against the
   // process's CPU time, all threads.
   struct timespec cpu;
@@ -190,7 +192,8 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
 bool IsInformational(const std::string &what) {
   return what == "stack_truncated" || what == "samples_in_profiler" ||
          what == "samples_while_blocked" || what == "perf_fd_budget_timer" ||
-         what == "threads_moved_to_perf" || what.rfind("ended_by_", 0) == 0;
+         what == "threads_moved_to_perf" || what == "program_closed_profiler_descriptor" ||
+         what.rfind("ended_by_", 0) == 0;
 }
 
 int FileRank() {

@@ -594,10 +594,11 @@ void InitStarting() noexcept {
   // Processes this rank starts from now on are not ranks of the job: Open
   // MPI's daemon of a singleton run (forked inside PMPI_Init), programs run
   // with system(). They must not load the profiler, so it leaves
-  // LD_PRELOAD. Hazard: setenv is not thread-safe against getenv in other
-  // threads; before MPI_Init programs rarely have threads, the variable
-  // already exists (its slot in environ is replaced, the array is not
-  // reallocated) and glibc never frees the strings setenv made.
+  // LD_PRELOAD. Hazard: setenv and unsetenv are not thread-safe against
+  // getenv in other threads; before MPI_Init programs rarely have threads,
+  // the variable already exists (setenv replaces its slot in environ, the
+  // array is not reallocated; unsetenv moves the later slots down one) and
+  // glibc never frees the strings setenv made.
   Guarded("preload", [] {
     const char *value = std::getenv("LD_PRELOAD");
     if (!value)
@@ -619,7 +620,11 @@ void InitStarting() noexcept {
       if (!*c)
         break;
     }
-    if (removed)
+    // Unset when ours was all of it, as `scalana prof` found it: a program
+    // that asks whether the variable exists sees what it would without us.
+    if (removed && kept.empty())
+      unsetenv("LD_PRELOAD");
+    else if (removed)
       setenv("LD_PRELOAD", kept.c_str(), 1);
   });
 }

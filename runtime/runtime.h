@@ -30,7 +30,10 @@ struct SamplerState {
   std::string note;
   bool perf_exclude_kernel = false; // the kernel refused kernel-mode samples
   bool tick_rescue = false;         // auto: threads the tick starves move to perf
-  int signal = 0;                   // the sampling signal, 0 when none
+  // The perf events signal by the kernel's synchronous SIGTRAP (attr.sigtrap),
+  // which is then the sampling signal; else by O_ASYNC on a real-time signal.
+  bool perf_sigtrap = false;
+  int signal = 0; // the sampling signal, 0 when none
 };
 
 SamplerState &Sampler();
@@ -52,6 +55,11 @@ struct PerfFailure {
   int err = 0;
 };
 bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure);
+// Whether this kernel opens perf events that signal by SIGTRAP (Linux 5.13
+// and later, where perf_event_paranoid lets us open one at all).
+bool PerfSigtrapWorks();
+// The sampling signal's name, for notes: SIGTRAP or SIGRTMIN+N.
+std::string SignalName(int sig);
 // The thread's CPU time since its previous sample, read from its perf event's
 // count where it has one (perf_source.cpp says why), else from its CPU clock;
 // moves the thread's marks (last_cpu_ns, last_perf_ns) to now.
@@ -70,6 +78,18 @@ void StopSources(ThreadSamples *t);
 // Descriptors the perf source and the counters may hold in all: a small
 // share of RLIMIT_NOFILE, read again at each thread start.
 int DescriptorBudget();
+// The profiler's own descriptors, which the program's close(), close_range()
+// and closefrom() leave open (own_descriptors.cpp; async-signal-safe). The
+// runtime closes one of them with CloseOwnDescriptor only.
+void MarkOwnDescriptor(int fd, bool own);
+bool IsOwnDescriptor(int fd);
+int CloseOwnDescriptor(int fd);
+// The program's closes of ours refused so far.
+uint64_t RefusedCloses();
+// While on, pipes made by pipe2() (libunwind's, at its first use) are moved
+// to the top of RLIMIT_NOFILE and kept ours; so are those made inside the
+// sampling handler or a wrapper's unwinding.
+void OwnPipesFromHere(bool on);
 
 // ---- the sampling signal kept ours (signal_guard.cpp)
 int RealSigaction(int sig, const struct sigaction *act, struct sigaction *old);

@@ -100,7 +100,7 @@ void StopSources(ThreadSamples *t) {
     int fd = t->perf_fd;
     ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);
     t->perf_fd = -1; // before close: a late signal no longer matches it
-    close(fd);
+    CloseOwnDescriptor(fd);
     GiveDescriptors(t, 1);
   }
   if (t->has_timer) {

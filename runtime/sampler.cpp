@@ -52,8 +52,15 @@ int FreeRealTimeSignal() {
   return 0;
 }
 
-bool InstallSampleHandler(std::string *why) {
-  int sig = FreeRealTimeSignal();
+// The perf source signals by SIGTRAP where the kernel can (PerfSigtrapWorks)
+// and nothing has taken SIGTRAP yet: the program's own handlers for it, set
+// later, are kept and called (signal_guard.cpp). Otherwise, and for the timer,
+// a free real-time signal.
+bool InstallSampleHandler(bool perf, std::string *why) {
+  struct sigaction old;
+  bool trap = perf && RealSigaction(SIGTRAP, nullptr, &old) == 0 && !(old.sa_flags & SA_SIGINFO) &&
+              old.sa_handler == SIG_DFL && PerfSigtrapWorks();
+  int sig = trap ? SIGTRAP : FreeRealTimeSignal();
   if (!sig) {
     *why = "no free real-time signal for sampling";
     return false;
@@ -69,6 +76,7 @@ bool InstallSampleHandler(std::string *why) {
     return false;
   }
   Sampler().signal = sig;
+  Sampler().perf_sigtrap = trap;
   return true;
 }
 
@@ -124,7 +132,10 @@ void ChooseSource(ThreadSamples *t) {
   }
   ChooseCounters(&note);
   std::string why;
-  if (!InstallSampleHandler(&why)) {
+  // auto: the timer, which costs a signal per sample and no interrupt of
+  // its own (docs/contexts.md); perf when asked, for rates past the tick.
+  bool perf = mode == "perf" || mode == "papi";
+  if (!InstallSampleHandler(perf, &why)) {
     s.source = "none";
     s.hz = 0;
     s.counters.clear();
@@ -133,9 +144,6 @@ void ChooseSource(ThreadSamples *t) {
     s.note = note;
     return;
   }
-  // auto: the timer, which costs a signal per sample and no interrupt of
-  // its own (docs/contexts.md); perf when asked, for rates past the tick.
-  bool perf = mode == "perf" || mode == "papi";
   s.kind = perf ? SampleSource::Perf : SampleSource::Timer;
   s.source = perf ? "perf-task-clock" : "cpu-timer";
   if (perf && !StartPerf(t, &why)) {
@@ -158,7 +166,11 @@ void ChooseSource(ThreadSamples *t) {
                      "sample stands for the CPU time measured since the one before; "
                      "--sampler perf gives the asked rate, at a higher cost per sample");
     }
-  } else if (s.perf_exclude_kernel) {
+  } else if (s.perf_sigtrap) {
+    AddNote(&note, "perf samples arrive as SIGTRAP (a debugger stops at each: use --sampler timer "
+                   "under one)");
+  }
+  if (s.kind == SampleSource::Perf && s.perf_exclude_kernel) {
     AddNote(&note, "perf_event_paranoid allows user-mode samples only: CPU time in the kernel "
                    "is booked on the next sample");
   }
@@ -276,6 +288,10 @@ void StopSampling() {
 
 int ThreadCount() { return g_threads.load(); }
 
+std::string SignalName(int sig) {
+  return sig == SIGTRAP ? "SIGTRAP" : "SIGRTMIN+" + std::to_string(sig - SIGRTMIN);
+}
+
 std::string SignalCheck() {
   std::string note;
   const SamplerState &s = Sampler();
@@ -287,10 +303,10 @@ std::string SignalCheck() {
     static std::atomic<bool> counted{false};
     if (!counted.exchange(true))
       CountError("sampling_signal_taken");
-    note = "the program replaced the handler of the sampling signal (SIGRTMIN+" +
-           std::to_string(s.signal - SIGRTMIN) + "): samples after that were lost";
+    note = "the program replaced the handler of the sampling signal (" + SignalName(s.signal) +
+           "): samples after that were lost";
   } else if (s.signal && ProgramHandlesSamplingSignal()) {
-    note = "the program handles SIGRTMIN+" + std::to_string(s.signal - SIGRTMIN) +
+    note = "the program handles " + SignalName(s.signal) +
            ", the sampling signal, itself: its own signals reach its handler, the "
            "profiler's do not";
   }
@@ -307,8 +323,7 @@ std::string SignalCheck() {
              : handler        ? "a SIGPROF handler"
                               : "ITIMER_PROF") +
             " itself; ScalAna samples on " +
-            (s.signal ? "SIGRTMIN+" + std::to_string(s.signal - SIGRTMIN)
-                      : std::string("PAPI's signal")) +
+            (s.signal ? SignalName(s.signal) : std::string("PAPI's signal")) +
             ", so neither disturbs the other";
   return note;
 }
@@ -367,7 +382,11 @@ void InitSampling() {
     return;
   }
   ScanModules();
+  // libunwind opens its pipe here, at its first use: moved out of the
+  // program's numbers and kept ours (own_descriptors.cpp, pipe2).
+  OwnPipesFromHere(true);
   PrepareUnwinding();
+  OwnPipesFromHere(false);
   g_threads.store(1);
   BeginThreadClocks(t);
   ChooseSource(t);

@@ -3,16 +3,20 @@
 
 usage: bench_sampling.py --bin BUILD/bin [--work DIR] [--runs 3] [--ranks 1,2,8]
                          [--programs stencil,shapes,forall,heat] [--hz 200,1000]
-                         [--sources timer,perf] [--scale 1.0]
+                         [--sources timer,perf,perf-record] [--scale 1.0]
 
 The programs are bench/native_speed's (loop-heavy C, call-heavy C++, a
 RAJA-style C++ forall, Fortran), built with plain mpicc/mpicxx/mpif90 on
 clang-19/flang-new-19 and with the wrappers. Each round runs, in rotating
 order: the plain build; the wrappers' build under `scalana prof --sampler
 off` (the MPI wrappers' cost alone); and under `scalana prof --sampler S
---hz H` for every source S and rate H. The figures are medians over rounds
-of the main phase's CPU time summed over ranks (each program prints it):
+--hz H` for every source S and rate H; the source `perf-record` is the plain
+build under `perf record -F H -g` (one per rank, its data in the scratch
+directory), the kernel's own sampler at the same rate, for comparison. The
+figures are medians over rounds of the main phase's CPU time summed over
+ranks (each program prints it), and of its elapsed time (rank 0's):
   overhead     CPU against the plain build
+  elapsed      the main phase's elapsed time against the plain build's
   rate         samples per CPU second obtained (the profile's samples over
                its measured CPU time, all ranks), and its share of the asked
   us/sample    (CPU under S,H - CPU with sampling off) / samples: what one
@@ -51,6 +55,20 @@ def profiled(args, prog, exe, np, steps, sampler, hz, label):
         shutil.rmtree(out, ignore_errors=True)
 
 
+def perf_recorded(args, prog, exe, np, steps, hz, label):
+    """The plain build under `perf record -F HZ -g`, one per rank."""
+    data = os.path.join(args.work, "runs", "perf-%s-np%d" % (prog.name, np))
+    shutil.rmtree(data, ignore_errors=True)
+    os.makedirs(data)
+    script = ('exec perf record -q -F %d -g -o "%s/perf-$OMPI_COMM_WORLD_RANK.data" -- "$@"'
+              % (hz, data))
+    try:
+        return native.launch(args, np, ["sh", "-c", script, "perf-record", exe, str(steps)],
+                             label)
+    finally:
+        shutil.rmtree(data, ignore_errors=True)
+
+
 def variants(args):
     yield ("plain", None, None)
     yield ("off", "off", None)
@@ -75,6 +93,8 @@ def measure(args, programs, exes):
                     try:
                         if sampler is None:
                             r = native.launch(args, np, [plain, str(steps)], label)
+                        elif sampler == "perf-record":
+                            r = perf_recorded(args, prog, plain, np, steps, hz, label)
                         else:
                             r = profiled(args, prog, wrapped, np, steps, sampler, hz, label)
                         print("  %-36s cpu %.3f s%s" % (label, r["cpu"], "  %d samples" %
@@ -93,21 +113,27 @@ def median(xs):
 
 def print_tables(args, programs, results):
     print()
-    print("| program | ranks | source@Hz | overhead | rate obtained (of asked) | us/sample |")
-    print("| --- | --- | --- | --- | --- | --- |")
+    print("| program | ranks | source@Hz | overhead | elapsed | rate obtained (of asked) "
+          "| us/sample |")
+    print("| --- | --- | --- | --- | --- | --- | --- |")
     for np in args.ranks:
         for prog in programs:
             res = results.get((prog.name, np))
             if not res:
                 continue
             plain = median([r["cpu"] for r in res["plain"]])
+            plain_wall = median([r["wall"] for r in res["plain"]])
             off = median([r["cpu"] for r in res["off"]])
             for name, sampler, hz in variants(args):
                 if sampler is None or not res[name]:
                     continue
                 cpu = median([r["cpu"] for r in res[name]])
                 over = "%+.1f%%" % (100 * (cpu / plain - 1)) if plain else "n/a"
-                if hz:
+                wall = median([r["wall"] for r in res[name]])
+                elapsed = "%+.1f%%" % (100 * (wall / plain_wall - 1)) if plain_wall else "n/a"
+                if sampler == "perf-record":
+                    rate_s, per_s = "-", "-"  # perf's samples are not counted here
+                elif hz:
                     rate = median([r["samples"] / r["cpu_measured"] for r in res[name]
                                    if r["cpu_measured"] > 0])
                     per = median([(r["cpu"] - off) / r["samples"] * 1e6 for r in res[name]
@@ -116,9 +142,10 @@ def print_tables(args, programs, results):
                     per_s = "%.1f" % per if per is not None else "n/a"
                 else:
                     rate_s, per_s = "-", "-"
-                print("| %s | %d | %s | %s | %s | %s |" % (prog.name, np, name, over, rate_s, per_s))
+                print("| %s | %d | %s | %s | %s | %s | %s |" % (prog.name, np, name, over,
+                                                               elapsed, rate_s, per_s))
             if off and plain:
-                print("| %s | %d | off (wrappers only) | %+.1f%% | - | - |" %
+                print("| %s | %d | off (wrappers only) | %+.1f%% | - | - | - |" %
                       (prog.name, np, 100 * (off / plain - 1)))
     sys.stdout.flush()
 
@@ -132,7 +159,7 @@ def main():
     ap.add_argument("--ranks", default="1,2,8")
     ap.add_argument("--programs", default=",".join(p.name for p in native.PROGRAMS))
     ap.add_argument("--hz", default="200,1000")
-    ap.add_argument("--sources", default="timer,perf")
+    ap.add_argument("--sources", default="timer,perf,perf-record")
     ap.add_argument("--scale", type=float, default=1.0)
     ap.add_argument("--timeout", type=int, default=600)
     args = ap.parse_args()

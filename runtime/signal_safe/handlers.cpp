@@ -22,6 +22,10 @@
 #include <sys/ioctl.h>
 #include <ucontext.h>
 
+#ifndef TRAP_PERF
+#define TRAP_PERF 6 // linux/asm-generic/siginfo.h, Linux 5.13
+#endif
+
 namespace scalana::rt {
 
 namespace {
@@ -57,15 +61,20 @@ uintptr_t InterruptedPc(void *ucontext) {
 }
 
 // A signal of ours carries proof of where it came from: our POSIX timer's
-// value, or our perf event's descriptor. kill(), sigqueue() and the
-// program's own timers on the same number carry neither.
+// value, our perf event's descriptor (O_ASYNC) or its sig_data (SIGTRAP). kill(), sigqueue() and
+// the program's own timers on the same number carry neither.
 enum class Origin { Ours, Late, Program };
-Origin OriginOf(const ThreadSamples *t, const siginfo_t *si) {
+Origin OriginOf(int sig, const ThreadSamples *t, const siginfo_t *si) {
   if (!si)
     return Origin::Program;
   if (si->si_code == SI_TIMER && si->si_value.sival_ptr == SamplingTimerTag())
     return t ? Origin::Ours : Origin::Late;
-  if (si->si_code == POLL_HUP || si->si_code == POLL_IN) {
+  if (sig == SIGTRAP && si->si_code == TRAP_PERF && PerfSigData(si) == kPerfSigData)
+    // Our perf event's mark: never the program's, even once the event is gone.
+    return t && t->perf_fd >= 0 && t->perf_sigtrap ? Origin::Ours : Origin::Late;
+  // SIGTRAP's codes share numbers with the poll ones (TRAP_BRKPT is POLL_IN):
+  // a SIGTRAP not marked as ours above is the program's.
+  if (sig != SIGTRAP && (si->si_code == POLL_HUP || si->si_code == POLL_IN)) {
     if (t && t->perf_fd >= 0 && si->si_fd == t->perf_fd)
       return Origin::Ours;
     // An event closed while its signal was in flight: the program never
@@ -95,7 +104,7 @@ __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exec"))) =
 void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
   int saved_errno = errno;
   ThreadSamples *t = tls_samples;
-  Origin origin = OriginOf(t, si);
+  Origin origin = OriginOf(sig, t, si);
   if (origin != Origin::Ours) {
     if (origin == Origin::Program)
       ForwardToProgram(sig, si, ucontext);
@@ -112,11 +121,13 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
       t->in_handler = 0;
     }
   }
-  // The perf event disables itself at each overflow (PERF_EVENT_IOC_REFRESH
-  // with 1): re-armed here, so the handler's own time is not sampled.
-  if (t->perf_fd >= 0)
-    ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
-  else if (t->has_timer && g_sampling_enabled.load(std::memory_order_relaxed))
+  // An O_ASYNC perf event disables itself at each overflow
+  // (PERF_EVENT_IOC_REFRESH with 1): re-armed here, so the handler's own
+  // time is not sampled. A SIGTRAP one stays armed.
+  if (t->perf_fd >= 0) {
+    if (!t->perf_sigtrap)
+      ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
+  } else if (t->has_timer && g_sampling_enabled.load(std::memory_order_relaxed))
     RescueFromTick(t, t->last_cpu_ns); // after the re-arm: its event comes armed
   errno = saved_errno;
 }

@@ -3,16 +3,19 @@
 // besides thread start, the sampling handler itself opens an event here for
 // a thread the scheduler tick starves (tick_rescue.cpp).
 #include "../runtime.h"
+#include "signal_safe_entry.h"
 
 #include <fcntl.h>
 #include <linux/perf_event.h>
 #include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/syscall.h>
+#include <sys/utsname.h>
 #include <unistd.h>
 
 #include <atomic>
 #include <cerrno>
+#include <cstdio>
 #include <cstring>
 
 namespace scalana::rt {
@@ -47,29 +50,68 @@ void GiveDescriptors(ThreadSamples *t, int n) {
   t->fds_held -= n;
 }
 
+namespace {
+void FillAttr(struct perf_event_attr *a, uint64_t period_ns, bool sigtrap) {
+  std::memset(a, 0, sizeof *a);
+  a->size = sizeof *a;
+  a->type = PERF_TYPE_SOFTWARE;
+  a->config = PERF_COUNT_SW_TASK_CLOCK; // this thread's CPU time, in ns
+  a->sample_period = period_ns;
+  a->disabled = 1;
+  // Kernel-mode time (syscalls, sched_yield in MPI's waits) is CPU time too:
+  // excluding it drops the samples that land there.
+  a->exclude_kernel = Sampler().perf_exclude_kernel;
+  a->exclude_hv = 1;
+  if (sigtrap) {
+    // The kernel sends SIGTRAP to the thread itself on its way back to user
+    // mode (task work), where O_ASYNC goes through an interrupt-context
+    // wakeup (irq_work) first: measured here, 20 us a sample against 44, the
+    // difference between perf record's cost and twice it (docs/contexts.md).
+    // The event also stays armed, so no ioctl per sample re-arms it.
+    a->sigtrap = 1;
+    a->remove_on_exec = 1; // required with sigtrap; exec() ends our sampling anyway
+    a->sig_data = kPerfSigData;
+  }
+}
+
+int OpenEvent(struct perf_event_attr *a) {
+  int fd = int(syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  if (fd < 0 && !a->exclude_kernel && (errno == EACCES || errno == EPERM)) {
+    Sampler().perf_exclude_kernel = true; // perf_event_paranoid: user mode only
+    a->exclude_kernel = 1;
+    fd = int(syscall(SYS_perf_event_open, a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
+  }
+  return fd;
+}
+} // namespace
+
+bool PerfSigtrapWorks() {
+  // Before Linux 5.19 a SIGTRAP the program had blocked was forced through,
+  // with the default action: the end of the process.
+  struct utsname u;
+  int major = 0, minor = 0;
+  if (uname(&u) != 0 || std::sscanf(u.release, "%d.%d", &major, &minor) != 2 ||
+      major * 100 + minor < 519)
+    return false;
+  struct perf_event_attr a;
+  FillAttr(&a, 1000000, true);
+  int fd = OpenEvent(&a); // disabled: it never fires
+  if (fd < 0)
+    return false;
+  close(fd);
+  return true;
+}
+
 bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
   *failure = PerfFailure{};
   if (!TakeDescriptors(t, 1)) {
     failure->call = "descriptor budget spent";
     return false;
   }
+  const bool sigtrap = Sampler().perf_sigtrap;
   struct perf_event_attr a;
-  std::memset(&a, 0, sizeof a);
-  a.size = sizeof a;
-  a.type = PERF_TYPE_SOFTWARE;
-  a.config = PERF_COUNT_SW_TASK_CLOCK; // this thread's CPU time, in ns
-  a.sample_period = period_ns;
-  a.disabled = 1;
-  // Kernel-mode time (syscalls, sched_yield in MPI's waits) is CPU time too:
-  // excluding it drops the samples that land there.
-  a.exclude_kernel = Sampler().perf_exclude_kernel;
-  a.exclude_hv = 1;
-  int fd = int(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
-  if (fd < 0 && !a.exclude_kernel && (errno == EACCES || errno == EPERM)) {
-    Sampler().perf_exclude_kernel = true; // perf_event_paranoid: user mode only
-    a.exclude_kernel = 1;
-    fd = int(syscall(SYS_perf_event_open, &a, 0, -1, -1, PERF_FLAG_FD_CLOEXEC));
-  }
+  FillAttr(&a, period_ns, sigtrap);
+  int fd = OpenEvent(&a);
   if (fd < 0) {
     *failure = PerfFailure{"perf_event_open", errno};
     GiveDescriptors(t, 1);
@@ -87,21 +129,25 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
     }
   }
   struct f_owner_ex owner = {F_OWNER_TID, pid_t(syscall(SYS_gettid))};
-  if (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, Sampler().signal) != 0 ||
-      fcntl(fd, F_SETOWN_EX, &owner) != 0) {
+  if (!sigtrap && (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, Sampler().signal) != 0 ||
+                   fcntl(fd, F_SETOWN_EX, &owner) != 0)) {
     *failure = PerfFailure{"fcntl", errno};
     close(fd);
     GiveDescriptors(t, 1);
     return false;
   }
   t->perf_fd = fd;
-  if (ioctl(fd, PERF_EVENT_IOC_REFRESH, 1) != 0) {
+  t->perf_sigtrap = sigtrap;
+  // O_ASYNC: armed for one overflow at a time (the handler re-arms it), so
+  // the handler's own time is not sampled; SIGTRAP: armed for good.
+  if ((sigtrap ? ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) : ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) != 0) {
     *failure = PerfFailure{"perf ioctl", errno};
     t->perf_fd = -1;
     close(fd);
     GiveDescriptors(t, 1);
     return false;
   }
+  MarkOwnDescriptor(fd, true); // out of the program's close() from here on
   return true;
 }
 
@@ -115,10 +161,10 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
 // with ranks sharing cores (4 per core, polling between short bursts): a
 // loop of 8 us bursts got a quarter of its samples, while an independent
 // perf event in the same threads saw its whole share (docs/contexts.md,
-// "Sampling"). The event's count is read with the event stopped (it stops
-// itself at each overflow until the handler re-arms it), so the read is a
-// copy of a stored number; the handler's own time is left out of it, as it is
-// left out of the sampling period.
+// "Sampling"). The count is the event's own: the handler's time is in it
+// where the event stays armed (SIGTRAP), and left out, as it is left out of
+// the sampling period, where the event stops at each overflow until the
+// handler re-arms it (O_ASYNC).
 uint64_t CpuSinceLastSample(ThreadSamples *t) {
   uint64_t count = 0;
   if (t->perf_fd >= 0 && read(t->perf_fd, &count, sizeof count) == ssize_t(sizeof count)) {

@@ -14,6 +14,16 @@ void *SamplingTimerTag();
 // disposition the program set for it (signal_guard.cpp): its handler, or
 // the default action. Async-signal-safe.
 void ForwardToProgram(int sig, siginfo_t *info, void *ucontext);
+// What our perf events put in a SIGTRAP's si_perf_data (attr.sig_data):
+// tells their signals from the program's own breakpoints and perf events.
+inline constexpr unsigned long kPerfSigData = 0x5343414c414e4131ul; // "SCALANA1"
+// si_perf_data of a SIGTRAP with si_code TRAP_PERF. glibc 2.36 does not name
+// the field: in the kernel's siginfo it is the first word of the union after
+// si_addr.
+inline unsigned long PerfSigData(const siginfo_t *si) {
+  return *reinterpret_cast<const unsigned long *>(reinterpret_cast<const char *>(&si->si_addr) +
+                                                  sizeof(void *));
+}
 // The program set a handler of its own for the sampling signal's number.
 // Async-signal-safe.
 bool ProgramHandlesSamplingSignal();

@@ -107,6 +107,7 @@ struct ThreadSamples {
   // (-1 / null: none), and the descriptors held against the budget.
   int papi_eventset;
   int perf_fd;
+  int perf_sigtrap; // perf_fd signals by SIGTRAP and stays armed (no re-arm)
   int fds_held;
   void *posix_timer;
   // Whether posix_timer holds a timer: a timer_t may be 0 (glibc gives the

@@ -532,27 +532,76 @@ def case_many_threads(args):
 
 def case_own_rt_signal(args):
     # The program handles the sampling signal's number itself, with a timer
-    # of its own and signals it queues: its handler sees exactly its own
-    # signals, what it set reads back, and the profiler still samples.
+    # of its own and signals it sends itself: its handler sees exactly its
+    # own signals, what it set reads back, and the profiler still samples.
+    # The timer source samples on SIGRTMIN+4, the perf source on SIGTRAP:
+    # the program takes each of them under each source.
     src = Source(args.exe)
     exe = build(args, args.exe)
     pattern = r"own_timer (\d+) queued (\d+)/(\d+) foreign (\d+) wall ([\d.]+) readback (\d)"
     for sampler in SAMPLERS:
-        out, p = profile_run(args, exe, np=1, extra=["--sampler", sampler])
-        m = re.search(pattern, p.stdout)
-        check(m, "%s: the program reports its signals: %s" % (sampler, p.stdout))
-        timer, queued, sent, foreign, wall, back = m.groups()
-        expected = float(wall) / 0.005
-        check(abs(int(timer) - expected) <= 0.05 * expected + 2,
-              "%s: the program's own timer expiries: %s, expected %.0f" % (sampler, timer, expected))
-        check(queued == sent == "50", "%s: its queued signals: %s of %s" % (sampler, queued, sent))
-        check(foreign == "0", "%s: no signal of the profiler reached its handler: %s" % (sampler, foreign))
-        check(back == "1", "%s: sigaction reads back the program's handler" % sampler)
-        shown = Shown(args, out, src)
-        spin = shown.samples(0, shown.loop_at("spin"))
-        check(spin >= 50, "%s: the profiler kept sampling the spin loop: %d samples" % (sampler, spin))
-        note = shown.prof["meta"]["sampling"]["note"]
-        check("the program handles SIGRTMIN+4" in note, "%s: the profile says so: %s" % (sampler, note))
+        for own in ("rt", "trap"):
+            what = "%s, program on %s" % (sampler, "SIGTRAP" if own == "trap" else "SIGRTMIN+4")
+            out, p = profile_run(args, exe, np=1, extra=["--sampler", sampler], prog_args=[own])
+            m = re.search(pattern, p.stdout)
+            check(m, "%s: the program reports its signals: %s" % (what, p.stdout))
+            timer, queued, sent, foreign, wall, back = m.groups()
+            expected = float(wall) / 0.005
+            check(abs(int(timer) - expected) <= 0.05 * expected + 2,
+                  "%s: the program's own timer expiries: %s, expected %.0f" % (what, timer, expected))
+            check(queued == sent == "50", "%s: its own signals: %s of %s" % (what, queued, sent))
+            check(foreign == "0", "%s: no signal of the profiler reached its handler: %s"
+                  % (what, foreign))
+            check(back == "1", "%s: sigaction reads back the program's handler" % what)
+            shown = Shown(args, out, src)
+            spin = shown.samples(0, shown.loop_at("spin"))
+            check(spin >= 50, "%s: the profiler kept sampling the spin loop: %d samples"
+                  % (what, spin))
+            note = shown.prof["meta"]["sampling"]["note"]
+            ours = "SIGTRAP" if sampler == "perf" else "SIGRTMIN+4"
+            theirs = "SIGTRAP" if own == "trap" else "SIGRTMIN+4"
+            said = "the program handles %s" % theirs in note
+            check(said == (ours == theirs), "%s: the profile says it handles the sampling "
+                  "signal exactly when it does: %s" % (what, note))
+
+
+def case_descriptors(args):
+    # A program that closes every descriptor above 2 at start (a close()
+    # loop, then closefrom) keeps its samples: the perf events and
+    # libunwind's pipe stay open through its close(), counted; the rate
+    # `scalana show` reports is its samples over the CPU time the program
+    # measured itself, and is the asked one. Its first open() and LD_PRELOAD
+    # (after MPI_Init) are as without the profiler.
+    exe = build(args, args.exe)
+    pattern = r"first_open (-?\d+) preload (\w+) process_cpu ([\d.]+)"
+    for mode in ("loop", "closefrom"):
+        plain = run(mpirun(1) + [exe, mode])
+        m0 = re.search(pattern, plain.stdout)
+        check(m0, "%s: the program alone reports: %s" % (mode, plain.stdout))
+        for sampler in SAMPLERS:
+            what = "%s, %s" % (mode, sampler)
+            out, p = profile_run(args, exe, np=1, extra=["--sampler", sampler, "--hz", "1000"],
+                                 prog_args=[mode])
+            m = re.search(pattern, p.stdout)
+            check(m, "%s: the program reports: %s" % (what, p.stdout))
+            check(m.group(1) == m0.group(1) and m.group(2) == m0.group(2) == "unset",
+                  "%s: first open() and LD_PRELOAD as without the profiler: %s, alone %s"
+                  % (what, m.group(0), m0.group(0)))
+            r = read_run(out)["ranks"][0]
+            check(r["errors"].get("program_closed_profiler_descriptor", 0) >= 2,
+                  "%s: its closes of the profiler's descriptors refused, counted: %s"
+                  % (what, r["errors"]))
+            shown = run([os.path.join(args.bin, "scalana"), "show", out]).stdout
+            said = re.search(r"at 1000 Hz asked, (\d+) obtained", shown)
+            check(said, "%s: show says the rate obtained:\n%s" % (what, shown))
+            measured = r["samples"] / float(m.group(3))
+            check(abs(int(said.group(1)) - measured) <= 0.05 * measured,
+                  "%s: the rate said, %s Hz, is the samples over the program's own CPU time "
+                  "(%.0f Hz) within 5%%" % (what, said.group(1), measured))
+            if sampler == "perf":
+                check(measured >= 900, "%s: the perf source lived through the closes: %.0f Hz"
+                      % (what, measured))
+                check("under half" not in shown, "%s: no rate warning:\n%s" % (what, shown))
 
 
 def case_thread_clock_reads(args):

@@ -1,8 +1,10 @@
 // A program that uses the sampling signal's number itself: a handler on
-// SIGRTMIN+4, installed after the profiler chose it, a POSIX timer of its
-// own delivering it every 5 ms of wall time, and signals it queues to
-// itself. Its handler must see exactly its own signals, and the profiler
-// must keep sampling. Prints what the handler saw.
+// SIGRTMIN+4 (the timer source's) or, with the argument `trap`, on SIGTRAP
+// (the perf source's), installed after the profiler chose it, a POSIX timer
+// of its own delivering it every 5 ms of wall time, and signals it sends
+// itself: queued (SIGRTMIN+4), or raised and a breakpoint instruction
+// (SIGTRAP, which does not queue). Its handler must see exactly its own
+// signals, and the profiler must keep sampling. Prints what the handler saw.
 #include <mpi.h>
 
 #include <signal.h>
@@ -15,12 +17,13 @@ static volatile long own_timer, own_queued, foreign;
 static timer_t timer;
 
 static void Handler(int sig, siginfo_t *si, void *uc) {
-  (void)sig;
   (void)uc;
   if (si->si_code == SI_TIMER && si->si_value.sival_int == 42)
     own_timer += 1 + timer_getoverrun(timer); // expiries, delivered or merged
   else if (si->si_code == SI_QUEUE && si->si_value.sival_int == 7)
     ++own_queued;
+  else if (sig == SIGTRAP && (si->si_code == SI_TKILL || si->si_code == SI_KERNEL))
+    ++own_queued; // raise(), and the breakpoint instruction
   else
     ++foreign;
 }
@@ -33,7 +36,8 @@ static double Now(void) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  int sig = SIGRTMIN + 4;
+  int trap = argc > 1 && strcmp(argv[1], "trap") == 0;
+  int sig = trap ? SIGTRAP : SIGRTMIN + 4;
   struct sigaction sa, back;
   memset(&sa, 0, sizeof sa);
   sa.sa_sigaction = Handler;
@@ -58,8 +62,15 @@ int main(int argc, char **argv) {
   while (Now() - t0 < 1.0) {
     for (int i = 0; i < 200000; ++i) // @spin
       x += i * 1e-9;
-    if (queued < 50 && sigqueue(getpid(), sig, v) == 0)
+    if (queued < 50 && trap) {
+      if (queued % 2)
+        __builtin_debugtrap(); // int3 on x86-64: SIGTRAP from the kernel
+      else
+        raise(SIGTRAP);
       ++queued;
+    } else if (queued < 50 && sigqueue(getpid(), sig, v) == 0) {
+      ++queued;
+    }
   }
   struct itimerspec off = {{0, 0}, {0, 0}};
   timer_settime(timer, 0, &off, NULL);
