@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cstdio>
 #include <string>
+#include <vector>
 
 namespace scalana {
 
@@ -89,11 +90,12 @@ std::string UndersampledThreadsWarning(const Profile &profile) {
 
 RateTerms RankRateTerms(const RankData &r) {
   RateTerms out;
-  double threads = 0;
-  for (const ThreadInfo &t : r.thread_info)
-    threads += t.cpu_seconds;
+  double seconds = r.cpu_time;
+  if (seconds <= 0) // not measured (an older file): the threads listed
+    for (const ThreadInfo &t : r.thread_info)
+      seconds += t.cpu_seconds;
   out.samples = r.samples;
-  out.seconds = std::max(0.0, (threads > 0 ? threads : r.cpu_time) - r.sampling_blocked);
+  out.seconds = std::max(0.0, seconds - r.sampling_blocked);
   return out;
 }
 
@@ -112,53 +114,61 @@ std::string BelowAskedRateWarning(const Profile &profile) {
   const double asked = profile.meta.sampling.hz;
   if (asked <= 0 || profile.meta.sampling.source == "none")
     return "";
-  double expected = asked;
-  if (profile.meta.sampling.source == "cpu-timer") {
-    double best = 0;
-    for (const RankData &r : profile.ranks)
-      best = std::max(best, BestThreadRate(r));
-    expected = std::min(asked, best);
-  }
-  int count = 0, worst_rank = -1;
-  long worst_thread = -1; // -1: the rank as a whole (no thread figures)
-  double worst_hz = 0, worst_cpu = 0;
-  uint64_t worst_samples = 0;
-  auto consider = [&](int rank, long thread, uint64_t samples, double cpu) {
-    if (cpu < kMinCpu || double(samples) / cpu >= 0.5 * expected)
-      return;
-    ++count;
-    if (worst_rank < 0 || double(samples) / cpu < worst_hz) {
-      worst_rank = rank, worst_thread = thread, worst_samples = samples, worst_cpu = cpu;
-      worst_hz = double(samples) / cpu;
-    }
+  // What may be judged: each rank as a whole, and its threads with enough
+  // CPU time that the warning above does not already name.
+  struct Judged {
+    int rank;
+    long thread; // -1: the rank as a whole
+    uint64_t samples;
+    double cpu;
   };
+  std::vector<Judged> judged;
+  double best = 0;
   for (const RankData &r : profile.ranks) {
-    if (r.thread_info.empty()) {
-      RateTerms t = RankRateTerms(r);
-      consider(r.rank, -1, t.samples, t.seconds);
-      continue;
-    }
-    const double best = BestThreadRate(r);
+    const RateTerms whole = RankRateTerms(r);
+    if (whole.seconds >= kMinCpu)
+      judged.push_back({r.rank, -1, whole.samples, whole.seconds});
+    const double rank_best = BestThreadRate(r);
     for (const ThreadInfo &t : r.thread_info)
-      if (!(t.cpu_seconds >= kMinCpu && Hz(t) < kShortfall * best)) // not the warning above's
-        consider(r.rank, long(t.index), t.samples, t.cpu_seconds);
+      if (t.cpu_seconds >= kMinCpu && Hz(t) >= kShortfall * rank_best)
+        judged.push_back({r.rank, long(t.index), t.samples, t.cpu_seconds});
   }
-  if (!count)
+  for (const Judged &j : judged)
+    best = std::max(best, double(j.samples) / j.cpu);
+  // The timer fires at most once per kernel tick, whose rate is not known
+  // here: held to the best obtained, where the perf source is held to the
+  // rate asked.
+  const double expected =
+      profile.meta.sampling.source == "cpu-timer" ? std::min(asked, best) : asked;
+  int ranks = 0, threads = 0;
+  const Judged *worst = nullptr;
+  for (const Judged &j : judged) {
+    if (double(j.samples) / j.cpu >= 0.5 * expected)
+      continue;
+    ++(j.thread < 0 ? ranks : threads);
+    if (!worst || double(j.samples) / j.cpu < double(worst->samples) / worst->cpu)
+      worst = &j;
+  }
+  if (!worst)
     return "";
+  auto count = [](int n, const char *what) {
+    return n ? std::to_string(n) + " " + what + (n == 1 ? "" : "s") : std::string();
+  };
+  std::string who = count(ranks, "rank");
+  if (threads)
+    who += (who.empty() ? "" : " and ") + count(threads, "thread");
+  std::string worst_name = "rank " + std::to_string(worst->rank);
+  if (worst->thread >= 0)
+    worst_name += " thread " + std::to_string(worst->thread);
   char line[512];
   std::snprintf(line, sizeof line,
-                "%d %s sampled at under half the %.0f Hz %s (the worst: rank %d%s%s, %llu samples "
-                "over %.2f CPU s, %.0f Hz): its time is measured, but rests on fewer samples; a "
-                "source the program stopped (its sampling signal or the profiler's descriptors "
-                "taken) or the descriptor budget spent (see the errors of `scalana show`) does "
-                "this",
-                count,
-                worst_thread >= 0 ? (count == 1 ? "thread" : "threads")
-                                  : (count == 1 ? "rank" : "ranks/threads"),
-                expected, expected < asked ? "the run's best thread obtained" : "asked", worst_rank,
-                worst_thread >= 0 ? " thread " : "",
-                worst_thread >= 0 ? std::to_string(worst_thread).c_str() : "",
-                (unsigned long long)worst_samples, worst_cpu, worst_hz);
+                "%s sampled at under half the %.0f Hz %s (the worst: %s, %llu samples over %.2f "
+                "CPU s, %.0f Hz): the time is measured, but rests on fewer samples; a source the "
+                "program stopped (its sampling signal or the profiler's descriptors taken) or "
+                "the descriptor budget spent (see the errors of `scalana show`) does this",
+                who.c_str(), expected, expected < asked ? "the run's best obtained" : "asked",
+                worst_name.c_str(), (unsigned long long)worst->samples, worst->cpu,
+                double(worst->samples) / worst->cpu);
   return line;
 }
 

@@ -21,8 +21,9 @@
     "where the machine has them (at most 8)")                                                      \
   X(Sampler, "SCALANA_SAMPLER", "sampler", "", Choice, "auto", "auto|timer|perf|off|papi|itimer",  \
     "sample source: timer (a POSIX CPU-time timer per thread, a few us per sample, at most one "   \
-    "per kernel tick), perf (a perf_event task clock per thread, the asked rate, a timer "         \
-    "interrupt per sample); auto is timer, moving a thread the tick starves (sampled under half "  \
+    "per kernel tick), perf (a perf_event task clock of the threads, the asked rate, a timer "     \
+    "interrupt per sample, signalled by SIGTRAP: use timer under a debugger); auto is timer, "     \
+    "moving a thread the tick starves (sampled under half "                                        \
     "its process's best rate) to perf; papi and itimer are older names of perf and timer")         \
   X(DepSample, "SCALANA_DEP_SAMPLE", "dep-sample", "", Uint, "100000", "0..4000000000",            \
     "per call context, after this many calls record MPI parameters for 1 in 16 calls, spread "     \

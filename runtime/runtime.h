@@ -33,6 +33,11 @@ struct SamplerState {
   // The perf events signal by the kernel's synchronous SIGTRAP (attr.sigtrap),
   // which is then the sampling signal; else by O_ASYNC on a real-time signal.
   bool perf_sigtrap = false;
+  // The process's one perf event, opened on the main thread and inherited by
+  // every thread it and its threads create (perf_source.cpp says when and
+  // why); -1: each thread opens its own. Its sampling period, in ns.
+  int perf_process_fd = -1;
+  uint64_t perf_period_ns = 0;
   int signal = 0; // the sampling signal, 0 when none
 };
 
@@ -55,6 +60,13 @@ struct PerfFailure {
   int err = 0;
 };
 bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure);
+// On the main thread at load, for the perf source: the process's event,
+// inherited by the threads to come (Sampler().perf_process_fd), where the
+// kernel signals by SIGTRAP and samples kernel mode too. False: each thread
+// opens its own (OpenPerfEvent).
+bool OpenProcessPerfEvent(ThreadSamples *t, uint64_t period_ns);
+// Every thread's share of the process's event stops (StopSampling).
+void StopProcessPerfEvent();
 // Whether this kernel opens perf events that signal by SIGTRAP (Linux 5.13
 // and later, where perf_event_paranoid lets us open one at all).
 bool PerfSigtrapWorks();

@@ -52,6 +52,12 @@ bool StartTimer(ThreadSamples *t, std::string *why) {
 }
 
 bool StartPerf(ThreadSamples *t, std::string *why) {
+  // A thread the process's event reaches is sampled by its share of it.
+  if (Sampler().perf_process_fd >= 0) {
+    t->perf_sigtrap = 1;
+    t->perf_inherited = 1;
+    return true;
+  }
   PerfFailure failure;
   if (OpenPerfEvent(t, uint64_t(PeriodNs()), &failure))
     return true;
@@ -96,6 +102,9 @@ bool StartCounters(ThreadSamples *t, std::string *why) {
 }
 
 void StopSources(ThreadSamples *t) {
+  // Its share of the process's event ends with the thread (or, for all of
+  // them, in StopSampling); its late signals are then not samples.
+  t->perf_inherited = 0;
   if (t->perf_fd >= 0) {
     int fd = t->perf_fd;
     ioctl(fd, PERF_EVENT_IOC_DISABLE, 0);

@@ -22,11 +22,11 @@ std::string BlockedSamplingWarning(const Profile &profile);
 std::string UndersampledThreadsWarning(const Profile &profile);
 
 // The samples of rank R and the CPU seconds they could have come in: the
-// sampled threads' own CPU clocks where the profile keeps them (thread_info),
-// else the process's CPU time, less the time the program had the sampling
-// signal blocked (said by its own warning). Not the samples' own time: a
-// source that stopped (its descriptor closed by the program, say) leaves a
-// rate that shows it.
+// process's CPU time (or, in files without it, the CPU time of the threads
+// listed), less the time the program had the sampling signal blocked (said
+// by its own warning). The threads' list leaves out short unsampled ones. Not the samples' own
+// time: a source that stopped (its descriptor closed by the program, say) leaves a rate that shows
+// it.
 struct RateTerms {
   uint64_t samples = 0;
   double seconds = 0;
@@ -35,11 +35,11 @@ RateTerms RankRateTerms(const RankData &r);
 // Samples per CPU second over every rank; 0 when nothing was measured.
 double ObtainedRate(const Profile &profile);
 
-// Threads (and ranks without thread figures) with 50 ms of CPU or more
-// sampled at under half the rate they should have had: the asked rate for the
-// perf source; for the timer, which fires at most once per kernel tick, the
-// asked rate or the run's best-sampled thread's if lower. Threads the warning
-// above names are left to it. "" when none.
+// Ranks, and threads with 50 ms of CPU or more, sampled at under half the
+// rate they should have had: the asked rate for the perf source; for the
+// timer, which fires at most once per kernel tick, the asked rate or the
+// best any of them obtained, if lower. Threads the warning above names are
+// left to it. "" when none.
 std::string BelowAskedRateWarning(const Profile &profile);
 
 // Every warning above that applies, in that order.

@@ -71,7 +71,8 @@ Origin OriginOf(int sig, const ThreadSamples *t, const siginfo_t *si) {
     return t ? Origin::Ours : Origin::Late;
   if (sig == SIGTRAP && si->si_code == TRAP_PERF && PerfSigData(si) == kPerfSigData)
     // Our perf event's mark: never the program's, even once the event is gone.
-    return t && t->perf_fd >= 0 && t->perf_sigtrap ? Origin::Ours : Origin::Late;
+    return t && t->perf_sigtrap && (t->perf_fd >= 0 || t->perf_inherited) ? Origin::Ours
+                                                                          : Origin::Late;
   // SIGTRAP's codes share numbers with the poll ones (TRAP_BRKPT is POLL_IN):
   // a SIGTRAP not marked as ours above is the program's.
   if (sig != SIGTRAP && (si->si_code == POLL_HUP || si->si_code == POLL_IN)) {

@@ -108,6 +108,9 @@ struct ThreadSamples {
   int papi_eventset;
   int perf_fd;
   int perf_sigtrap; // perf_fd signals by SIGTRAP and stays armed (no re-arm)
+  // Sampled by its share of the process's inherited event (perf_source.cpp):
+  // a SIGTRAP of ours is a sample, each one period of its CPU time.
+  int perf_inherited;
   int fds_held;
   void *posix_timer;
   // Whether posix_timer holds a timer: a timer_t may be 0 (glibc gives the

@@ -409,21 +409,23 @@ TEST(SamplingChecks, NamesAThreadSampledFarBelowItsRank) {
   EXPECT_EQ(UndersampledThreadsWarning(p), "");
 }
 
-// The rate obtained counts the threads' CPU clocks, not the samples' own
-// time: a perf source that stopped after a fifth of the run reads as a fifth
-// of the asked rate, and the thread is named; a timer capped at the tick is
-// held to the run's best thread, not to the asked rate.
-TEST(SamplingChecks, RateObtainedIsSamplesOverTheThreadsClocks) {
+// The rate obtained counts the CPU time the process's clock measured, not
+// the samples' own time: a perf source that stopped after a fifth of the run
+// reads as a fifth of the asked rate, and the rank and thread are named; a
+// timer capped at the tick is held to the best rate obtained, not to the
+// asked one.
+TEST(SamplingChecks, RateObtainedIsSamplesOverTheProcessCpuTime) {
   Profile p = Sample(0, 0x8000000000aaa001ull);
   p.meta.sampling.hz = 1000;
   p.meta.sampling.source = "perf-task-clock";
   p.ranks[0].rank = 3;
   p.ranks[0].samples = 200;
+  p.ranks[0].cpu_time = 1.0;
   p.ranks[0].thread_info = {{0, -1, 200, 1.0}};
   EXPECT_NEAR(ObtainedRate(p), 200, 1e-9);
   std::string w = BelowAskedRateWarning(p);
-  EXPECT_NE(w.find("1 thread sampled at under half the 1000 Hz asked (the worst: rank 3 thread 0, "
-                   "200 samples over 1.00 CPU s, 200 Hz)"),
+  EXPECT_NE(w.find("1 rank and 1 thread sampled at under half the 1000 Hz asked (the worst: "
+                   "rank 3, 200 samples over 1.00 CPU s, 200 Hz)"),
             std::string::npos)
       << w;
   // Time the program had the signal blocked could have no samples.
@@ -433,21 +435,25 @@ TEST(SamplingChecks, RateObtainedIsSamplesOverTheThreadsClocks) {
   p.ranks[0].thread_info[0].samples = 960;
   p.ranks[0].samples = 960;
   EXPECT_EQ(BelowAskedRateWarning(p), "");
-  // No thread figures (an older file): the process's CPU time.
-  p.ranks[0].thread_info.clear();
+  // Short threads the list leaves out still count: the process's clock.
   p.ranks[0].cpu_time = 4.0;
   EXPECT_NEAR(ObtainedRate(p), 240, 1e-9);
   EXPECT_NE(BelowAskedRateWarning(p).find("1 rank sampled at under half"), std::string::npos);
+  // No process clock (an older file): the threads listed.
+  p.ranks[0].cpu_time = 0;
+  EXPECT_NEAR(ObtainedRate(p), 960, 1e-9);
   // The timer: 250 Hz is the tick, not a shortfall; a thread at 70 Hz is.
   p.meta.sampling.source = "cpu-timer";
+  p.ranks[0].cpu_time = 1.5;
   p.ranks[0].thread_info = {{0, -1, 250, 1.0}, {1, -1, 35, 0.5}}; // 70 Hz: past the warning above
   p.ranks[0].samples = 285;
   w = BelowAskedRateWarning(p);
-  EXPECT_NE(w.find("under half the 250 Hz the run's best thread obtained (the worst: rank 3 "
-                   "thread 1"),
+  EXPECT_NE(w.find("1 thread sampled at under half the 250 Hz the run's best obtained (the worst: "
+                   "rank 3 thread 1"),
             std::string::npos)
       << w;
   p.ranks[0].thread_info[1].samples = 120;
+  p.ranks[0].samples = 370;
   EXPECT_EQ(BelowAskedRateWarning(p), "");
 }
 

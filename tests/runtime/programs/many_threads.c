@@ -1,9 +1,10 @@
 // Many threads alive at once, each with a little CPU time, while the
 // program opens files: under `ulimit -n 1024` the profiler must leave it
 // the descriptors it would have without it (the perf source holds one per
-// thread only within a budget). Prints how many of its open() calls failed.
+// thread only within a budget). Prints how many of its open() calls failed
+// and the process's CPU time once every thread has ended.
 //
-// usage: many_threads THREADS FILES
+// usage: many_threads THREADS FILES [ITERATIONS per thread, 400000]
 #include <mpi.h>
 
 #include <errno.h>
@@ -12,16 +13,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 static pthread_barrier_t started, release;
 static volatile double sink;
+static long iterations = 400000;
+
+static double ProcessCpu(void) {
+  struct timespec t;
+  clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+  return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
 
 static void *Worker(void *arg) {
   (void)arg;
   double x = 0;
-  for (int i = 0; i < 400000; ++i) // @worker_loop
-    x += i * 1e-9;
+  for (long i = 0; i < iterations; ++i) // @worker_loop
+    x += (double)i * 1e-9;
   sink = x;
   pthread_barrier_wait(&started);
   pthread_barrier_wait(&release);
@@ -30,9 +39,11 @@ static void *Worker(void *arg) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  if (argc != 3)
+  if (argc != 3 && argc != 4)
     MPI_Abort(MPI_COMM_WORLD, 2);
   int threads = atoi(argv[1]), files = atoi(argv[2]);
+  if (argc == 4)
+    iterations = atol(argv[3]);
   pthread_t *ids = malloc(sizeof(pthread_t) * (size_t)threads);
   int *fds = malloc(sizeof(int) * (size_t)files);
   pthread_barrier_init(&started, NULL, (unsigned)threads + 1);
@@ -61,8 +72,8 @@ int main(int argc, char **argv) {
   for (int i = 0; i < files; ++i)
     if (fds[i] >= 0)
       close(fds[i]);
-  printf("threads %d open failures %d%s%s\n", made, failures, failures ? " " : "",
-         failures ? strerror(first_errno) : "");
+  printf("threads %d open failures %d%s%s process_cpu %.4f\n", made, failures,
+         failures ? " " : "", failures ? strerror(first_errno) : "", ProcessCpu());
   MPI_Finalize();
   return 0;
 }
