@@ -66,9 +66,9 @@ __attribute__((constructor(101))) void ResolveClose() {
 
 int RealClose(int fd) { return g_close ? g_close(fd) : int(syscall(SYS_close, fd)); }
 
-// FD moved to the top of RLIMIT_NOFILE, where the perf events are (the
-// lowest free number from there): the new number, or FD where it cannot move.
-int MovedUp(int fd, bool cloexec) {
+} // namespace
+
+int MovedAboveProgram(int fd, bool cloexec) {
   struct rlimit lim;
   if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
       lim.rlim_cur <= rlim_t(DescriptorBudget()))
@@ -79,6 +79,8 @@ int MovedUp(int fd, bool cloexec) {
   RealClose(fd);
   return high;
 }
+
+namespace {
 
 int RealCloseRange(unsigned first, unsigned last, int flags) {
   return g_close_range ? g_close_range(first, last, flags)
@@ -154,7 +156,7 @@ extern "C" int pipe2(int fds[2], int flags) noexcept {
   const ThreadSamples *t = CurrentThread();
   if (rc == 0 && (g_own_pipes.load() || (t && (t->in_handler || t->unwinding)))) {
     for (int i = 0; i < 2; ++i) {
-      fds[i] = MovedUp(fds[i], flags & O_CLOEXEC);
+      fds[i] = MovedAboveProgram(fds[i], flags & O_CLOEXEC);
       MarkOwnDescriptor(fds[i], true);
     }
   }

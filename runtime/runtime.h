@@ -94,6 +94,11 @@ int DescriptorBudget();
 // and closefrom() leave open (own_descriptors.cpp; async-signal-safe). The
 // runtime closes one of them with CloseOwnDescriptor only.
 void MarkOwnDescriptor(int fd, bool own);
+// FD moved to the top of RLIMIT_NOFILE, the budget's range (the lowest free
+// number from there), closing FD: programs that select() on the descriptors
+// they open expect them low (below FD_SETSIZE), as without us. The new
+// number, or FD where it cannot move. Async-signal-safe.
+int MovedAboveProgram(int fd, bool cloexec);
 bool IsOwnDescriptor(int fd);
 int CloseOwnDescriptor(int fd);
 // The program's closes of ours refused so far.

@@ -83,6 +83,8 @@ void WriteTimeSection(const ReportInput &in, std::ostream &out) {
   out << "</table>\n";
   if (std::string line = TimeLine(largest); !line.empty())
     out << "<p class=meta>" << HtmlEscape(line) << " (" << HtmlEscape(big.label) << ")</p>\n";
+  if (std::string line = SamplingLine(in.runs); !line.empty())
+    out << "<p class=meta>" << HtmlEscape(line) << "</p>\n";
 }
 
 } // namespace scalana::html

@@ -123,28 +123,6 @@ std::vector<std::string> SourceSnippet(const std::string &file, uint32_t line, i
 
 // ---------------------------------------------------------------- text
 
-namespace {
-// The source and the rate each run obtained, with why when it fell short of
-// the rate asked (counts follow the rate obtained; times are measured).
-std::string SamplingLine(const std::vector<Run> &runs) {
-  if (runs.empty())
-    return "";
-  const SamplingInfo &s = runs.front().meta.sampling;
-  std::string line = "sampling: " + s.source + ", " + Fmt("%g", s.hz) + " Hz asked; obtained";
-  bool short_of = false;
-  for (size_t i = 0; i < runs.size(); ++i) {
-    line += (i ? " / " : " ") + Fmt("%.0f", runs[i].obtained_rate);
-    short_of = short_of || runs[i].obtained_rate < 0.9 * runs[i].meta.sampling.hz;
-  }
-  line += " Hz of CPU time";
-  if (short_of && s.source == "cpu-timer")
-    line += " (CPU-time timers fire at most once per kernel tick; each sample stands for the CPU "
-            "time measured since the one before; --sampler perf gives the asked rate)";
-  return line + "\n";
-}
-
-} // namespace
-
 void WriteTextReport(const ReportInput &in, std::ostream &out) {
   const DetectResult &r = in.result;
   const Run &big = BigRun(in);
@@ -164,7 +142,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   const TimeSummary time = SummariseTime(big);
   if (std::string shared = SharedCoresLine(time); !shared.empty())
     out << Safe(shared) << " (" << Safe(big.label) << ")\n";
-  out << SamplingLine(in.runs);
+  if (std::string line = SamplingLine(in.runs); !line.empty())
+    out << line << "\n";
   if (std::string split = TimeLine(time); !split.empty())
     out << Safe(split) << " (" << Safe(big.label) << ")\n";
   out << "merge: " << ToString(in.options.merge) << ", scaling: " << ToString(in.options.scaling);

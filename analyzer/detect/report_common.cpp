@@ -259,6 +259,23 @@ const Run &BigRun(const ReportInput &in) { return in.runs[in.result.backtrack_ru
 
 double Total(const ReportInput &in) { return BigRun(in).total_time; }
 
+std::string SamplingLine(const std::vector<Run> &runs) {
+  if (runs.empty())
+    return "";
+  const SamplingInfo &s = runs.front().meta.sampling;
+  std::string line = "sampling: " + s.source + ", " + Fmt("%g", s.hz) + " Hz asked; obtained";
+  bool short_of = false;
+  for (size_t i = 0; i < runs.size(); ++i) {
+    line += (i ? " / " : " ") + Fmt("%.0f", runs[i].obtained_rate);
+    short_of = short_of || runs[i].obtained_rate < 0.9 * runs[i].meta.sampling.hz;
+  }
+  line += " Hz of CPU time";
+  if (short_of && s.source == "cpu-timer")
+    line += " (CPU-time timers fire at most once per kernel tick; each sample stands for the CPU "
+            "time measured since the one before; --sampler perf gives the asked rate)";
+  return line;
+}
+
 } // namespace report_common
 } // namespace scalana
 

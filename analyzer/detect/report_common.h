@@ -86,6 +86,10 @@ std::string CostShares(const RootCause &rc);
 // One sentence when the listed causes' savings sum past the wall time: they
 // overlap, and by how much ("" when they do not).
 std::string SavingsOverlapText(const DetectResult &r);
+// The source and the rate each run obtained (Run::obtained_rate), with why
+// when it fell short of the rate asked: counts follow the rate obtained,
+// times are measured. "" without runs.
+std::string SamplingLine(const std::vector<Run> &runs);
 
 const Run &BigRun(const ReportInput &in);
 

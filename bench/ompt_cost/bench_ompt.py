@@ -14,6 +14,10 @@ the regions per second of the plain build, then the profile size per rank
 sleeping at barriers: OMP_WAIT_POLICY=passive).
 
 usage: bench_ompt.py --bin BUILD/bin [--runs N] [--regions N] [--work N] [--np N]
+                     [--sampler auto|timer|perf] [--hz H]
+
+--sampler and --hz go to every `scalana prof` run: `--sampler perf --hz
+1000` is the perf source's cost on tiny regions, against the plain build.
 
 Figures on a shared machine are noisy: compare the figures of one
 invocation, whose runs alternate. libomp's threads spin at barriers: with
@@ -51,6 +55,8 @@ def main():
     ap.add_argument("--regions", type=int, default=200000)
     ap.add_argument("--work", type=int, default=256)
     ap.add_argument("--np", type=int, default=1)
+    ap.add_argument("--sampler", default="auto", choices=("auto", "timer", "perf"))
+    ap.add_argument("--hz", type=int, default=1000)
     args = ap.parse_args()
     work = tempfile.mkdtemp(prefix="scalana-bench-ompt-")
     exe = os.path.join(work, "ompt_cost")
@@ -59,7 +65,8 @@ def main():
                    env=dict(os.environ, OMPI_CC="clang-19"))
     mpirun = ["mpirun", "--oversubscribe", "--allow-run-as-root", "-np", str(args.np)]
     prog = [exe, str(args.regions), str(args.work)]
-    prof = [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", os.path.join(work, "run")]
+    prof = [os.path.join(args.bin, "scalana"), "prof", "-f", "-o", os.path.join(work, "run"),
+            "--sampler", args.sampler, "--hz", str(args.hz)]
     empty = os.path.join(work, "libempty_tool.so")
     subprocess.run(["clang-19", "-O2", "-shared", "-fPIC", os.path.join(HERE, "empty_tool.c"),
                     "-o", empty], check=True)

@@ -127,15 +127,7 @@ bool OpenProcessPerfEvent(ThreadSamples *t, uint64_t period_ns) {
       close(fd);
     return false;
   }
-  struct rlimit lim;
-  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-      lim.rlim_cur > rlim_t(DescriptorBudget())) {
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, int(lim.rlim_cur) - DescriptorBudget());
-    if (high >= 0) {
-      close(fd);
-      fd = high;
-    }
-  }
+  fd = MovedAboveProgram(fd, true);
   t->perf_sigtrap = 1;
   t->perf_inherited = 1;
   Sampler().perf_process_fd = fd;
@@ -174,17 +166,7 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
     GiveDescriptors(t, 1);
     return false;
   }
-  // Moved to the top of the budget's range: programs that select() on the
-  // descriptors they open expect them low (below FD_SETSIZE), as without us.
-  struct rlimit lim;
-  if (getrlimit(RLIMIT_NOFILE, &lim) == 0 && lim.rlim_cur != RLIM_INFINITY &&
-      lim.rlim_cur > rlim_t(DescriptorBudget())) {
-    int high = fcntl(fd, F_DUPFD_CLOEXEC, int(lim.rlim_cur) - DescriptorBudget());
-    if (high >= 0) {
-      close(fd);
-      fd = high;
-    }
-  }
+  fd = MovedAboveProgram(fd, true);
   struct f_owner_ex owner = {F_OWNER_TID, pid_t(syscall(SYS_gettid))};
   if (!sigtrap && (fcntl(fd, F_SETFL, O_ASYNC) != 0 || fcntl(fd, F_SETSIG, Sampler().signal) != 0 ||
                    fcntl(fd, F_SETOWN_EX, &owner) != 0)) {

@@ -400,6 +400,12 @@ def check_time_section(dom, doc):
                                                        "meta" in n.classes()))
         if want not in text:
             raise Failure(f"the page's time line lacks {want!r}")
+    # The rate each run obtained, as the JSON gives it.
+    text = " ".join(n.all_text() for n in dom.find(lambda n: n.tag == "p" and
+                                                   "meta" in n.classes()))
+    rates = " / ".join("%.0f" % r["sampling_obtained_hz"] for r in doc["runs"])
+    if "Hz asked; obtained " + rates + " Hz" not in text:
+        raise Failure(f"the page's sampling line lacks the rates obtained {rates}: {text!r}")
 
 
 def stage_html(ex, args):
