@@ -29,7 +29,7 @@
     "per call context, after this many calls record MPI parameters for 1 in 16 calls, spread "     \
     "evenly (weighted x16); calls and time are always counted; 0 records every call")              \
   X(Verbose, "SCALANA_VERBOSE", "verbose", "v", Bool, "0", "0|1",                                  \
-    "print the sampling source on rank 0 at start and a summary at finalize")                      \
+    "print the sampling source and its note on rank 0 at start and a summary at finalize")         \
   X(Force, "SCALANA_FORCE", "force", "f", Bool, "0", "0|1",                                        \
     "overwrite a run directory that holds the profile of a job that has ended (never one "         \
     "a running job holds)")                                                                        \

@@ -398,6 +398,11 @@ void InitSampling() {
     std::fprintf(stderr, "scalana: sampling %s at %g Hz%s%s%s\n", Sampler().source.c_str(),
                  Sampler().hz, Sampler().note.empty() ? "" : " (",
                  EscapeControls(Sampler().note).c_str(), Sampler().note.empty() ? "" : ")");
+  } else if (rank <= 0) {
+    // Which source auto chose, once per job: the rate it can give follows.
+    std::fprintf(stderr, "scalana: sampling %s at %g Hz asked (--sampler %s; -v says why)\n",
+                 Sampler().source.c_str(), Sampler().hz,
+                 EscapeControls(config::Value(config::Id::Sampler)).c_str());
   }
 }
 
