@@ -3,7 +3,7 @@
 // counts per peer (docs/async.md).
 #pragma once
 
-#include "detect/ppg.h"
+#include "ppg/ppg.h"
 
 #include <cstdint>
 #include <utility>
@@ -27,7 +27,7 @@ struct HotSpot {
   double fair_share = 0;             // 1 / ranks
   uint64_t to_target = 0, total = 0; // operations
   uint64_t bytes_to_target = 0, bytes = 0;
-  std::vector<int> producers;        // ranks that sent to the target
+  std::vector<int> producers; // ranks that sent to the target
   // The largest shares of that call's MEASURE, by target rank, largest first.
   std::vector<std::pair<int, double>> top_targets;
   // The call's hottest target and its share in every run where it has rows.

@@ -1,7 +1,7 @@
 // Communication that grew with the rank count and that no computation
 // explains: what grew (time, calls, messages, bytes, peers), in one sentence.
 #include "detect/detect_stages.h"
-#include "detect/rank_time.h"
+#include "ppg/rank_time.h"
 
 #include <cmath>
 #include <cstdint>

@@ -5,7 +5,7 @@
 // wrapper times: the samples there look like computation that grows with
 // the rank count, and they outrank the work the ranks wait for.
 #include "detect/detect_stages.h"
-#include "detect/report_common.h"
+#include "report/report_common.h"
 #include "scalana/io_operations.h"
 
 #include <fnmatch.h>

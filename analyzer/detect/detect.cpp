@@ -2,8 +2,8 @@
 // and the helpers the stages share.
 #include "detect/detect.h"
 #include "detect/detect_stages.h"
-#include "detect/rank_time.h"
 #include "detect/threads.h"
+#include "ppg/rank_time.h"
 
 #include <algorithm>
 #include <cmath>

@@ -3,8 +3,8 @@
 #pragma once
 
 #include "detect/async.h"
-#include "detect/ppg.h"
 #include "detect/predict.h"
+#include "ppg/ppg.h"
 
 #include <cstddef>
 #include <string>

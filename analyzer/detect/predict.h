@@ -3,7 +3,7 @@
 #pragma once
 
 #include "detect/models.h"
-#include "detect/ppg.h"
+#include "ppg/ppg.h"
 
 #include <string>
 #include <utility>

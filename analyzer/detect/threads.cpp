@@ -1,7 +1,7 @@
 #include "detect/threads.h"
 
 #include "detect/detect_stages.h"
-#include "detect/ppg_threads.h"
+#include "ppg/ppg_threads.h"
 
 #include <algorithm>
 #include <cmath>

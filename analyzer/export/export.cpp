@@ -1,6 +1,6 @@
 #include "export/export.h"
 
-#include "detect/report_common.h"
+#include "report/report_common.h"
 #include "scalana/profile.h"
 
 #include <nlohmann/json.hpp>

@@ -3,7 +3,7 @@
 // tree, CUBE4 (.cubex) with per-rank values.
 #pragma once
 
-#include "detect/ppg.h"
+#include "ppg/ppg.h"
 
 #include <cstdint>
 #include <ostream>

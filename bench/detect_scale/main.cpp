@@ -11,7 +11,7 @@
 //
 // usage: bench-detect [max_ranks]   (default 131072)
 #include "detect/detect.h"
-#include "detect/ppg.h"
+#include "ppg/ppg.h"
 #include "scalana/ids.h"
 
 #include <algorithm>

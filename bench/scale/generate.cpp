@@ -1,8 +1,8 @@
 #include "generate.h"
 
-#include "detect/report_common.h"
 #include "frames.h"
 #include "psg/psg.h"
+#include "report/report_common.h"
 #include "scalana/container_format.h"
 #include "scalana/profile_v3.h"
 

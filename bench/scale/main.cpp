@@ -18,10 +18,10 @@
 #include "generate.h"
 
 #include "detect/detect.h"
-#include "detect/ppg_build.h"
-#include "detect/report.h"
-#include "detect/report_common.h"
 #include "frames.h"
+#include "ppg/ppg_build.h"
+#include "report/report.h"
+#include "report/report_common.h"
 #include "scalana/profile_v3.h"
 
 #include <sys/resource.h>

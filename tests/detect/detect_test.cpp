@@ -1,10 +1,10 @@
 // Detection algorithms on hand-built PSGs and profiles with known answers.
 #include "detect/detect.h"
-#include "detect/html_parts.h"
-#include "detect/load.h"
-#include "detect/report.h"
-#include "detect/report_common.h"
 #include "detect/threads.h"
+#include "ppg/load.h"
+#include "report/html_parts.h"
+#include "report/report.h"
+#include "report/report_common.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>

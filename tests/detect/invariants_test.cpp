@@ -5,7 +5,7 @@
 // measured from. The expected figures are taken from the generated profile,
 // not from the PPG, so a wrong sum in the builder fails here too.
 #include "detect/detect.h"
-#include "detect/report.h"
+#include "report/report.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>

@@ -1,7 +1,7 @@
 // Readable names, the PPG picture and the export writers on hand-built runs.
-#include "detect/names.h"
-#include "detect/report_common.h"
 #include "export/export.h"
+#include "report/names.h"
+#include "report/report_common.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>
@@ -341,8 +341,7 @@ TEST(Export, CubeRegionNamesAreExtrapCallpathElements) {
     EXPECT_EQ(n.find("-&gt;"), std::string::npos) << anchor;
   EXPECT_NE(std::find(names.begin(), names.end(), "MPI_Send at app.c:20"), names.end());
   EXPECT_NE(std::find(names.begin(), names.end(), "MPI_Send at app.c:20#2"), names.end());
-  EXPECT_NE(std::find(names.begin(), names.end(), "Grid::operator-_() at app.c:30"),
-            names.end());
+  EXPECT_NE(std::find(names.begin(), names.end(), "Grid::operator-_() at app.c:30"), names.end());
   // The mangled name keeps the vertex's own name.
   EXPECT_NE(anchor.find("<mangled_name>Grid::operator-&gt;() at app.c:30</mangled_name>"),
             std::string::npos);

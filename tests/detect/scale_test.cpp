@@ -1,9 +1,9 @@
 // The PPG built from parts (groups of ranks) and reports at thousands of
 // ranks: what lets the detector read a million ranks.
 #include "detect/detect.h"
-#include "detect/ppg_build.h"
-#include "detect/report.h"
-#include "detect/shard_link.h"
+#include "ppg/ppg_build.h"
+#include "ppg/shard_link.h"
+#include "report/report.h"
 #include "scalana/ids.h"
 
 #include <gtest/gtest.h>

@@ -1,9 +1,9 @@
 // libFuzzer target: the check of the SVG the HTML report's dot program
-// prints (analyzer/detect/svg_check.cpp, docs/report.md) on arbitrary bytes.
+// prints (analyzer/report/svg_check.cpp, docs/report.md) on arbitrary bytes.
 // What it accepts it writes anew; that must be accepted again, unchanged
 // (so the page holds exactly what was checked), and hold no markup the
 // check exists to keep out.
-#include "detect/svg_check.h"
+#include "report/svg_check.h"
 
 #include <cstdint>
 #include <cstdlib>

@@ -1,8 +1,8 @@
 // The HTML report's dot program as hostile input: the subprocess runner's
 // time and output bounds (detect/bounded_subprocess.h) and the check of the
 // SVG it prints before the page inlines it (detect/svg_check.h).
-#include "detect/bounded_subprocess.h"
-#include "detect/svg_check.h"
+#include "report/bounded_subprocess.h"
+#include "report/svg_check.h"
 
 #include <gtest/gtest.h>
 
@@ -12,8 +12,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
-#include <functional>
 #include <fstream>
+#include <functional>
 #include <string>
 #include <unistd.h>
 
@@ -195,8 +195,8 @@ TEST(DotOutput, AProgramThatHangsIsKilledWithWhatItStarted) {
   // It starts a child that would hold the output open, then waits forever.
   double secs = SecondsOf([&] {
     r = RunBoundedSubprocess(
-        {"sh", "-c", "sleep 1000 & echo $! > " + pids + "; echo $$ >> " + pids + "; wait"},
-        "", limits);
+        {"sh", "-c", "sleep 1000 & echo $! > " + pids + "; echo $$ >> " + pids + "; wait"}, "",
+        limits);
   });
   EXPECT_EQ(r.end, SubprocessResult::End::TimedOut);
   EXPECT_EQ(DescribeSubprocessEnd(r, limits), "did not finish in 1 s and was killed");

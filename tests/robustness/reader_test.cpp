@@ -2,9 +2,9 @@
 // other, bounded inflation, clear messages), special files (FIFOs, devices,
 // link loops, sparse giants), per-rank files of different runs, the ELF
 // section reader, source snippets and the escaping of control characters.
-#include "detect/ppg.h"
-#include "detect/report.h"
+#include "ppg/ppg.h"
 #include "reader_helpers.h"
+#include "report/report.h"
 #include "scalana/elf_section.h"
 #include "scalana/profile.h"
 #include "scalana/text_escape.h"

@@ -1,9 +1,9 @@
-// One run counted once (analyzer/detect/run_identity.h): a run directory
+// One run counted once (analyzer/ppg/run_identity.h): a run directory
 // given twice to one analysis, by the same path, through a symbolic link or
 // spelled another way, and two directories holding one run id, are refused
 // naming both arguments. `scalana detect` on real runs: hostile_runs.py twice.
-#include "detect/load.h"
-#include "detect/run_identity.h"
+#include "ppg/load.h"
+#include "ppg/run_identity.h"
 #include "reader_helpers.h"
 
 #include <gtest/gtest.h>

@@ -2,9 +2,9 @@
 // and abnormal vertices, backtracks to root causes and writes a report.
 #include "../cli_options.h"
 #include "detect/detect.h"
-#include "detect/load.h"
-#include "detect/report.h"
-#include "detect/report_common.h"
+#include "ppg/load.h"
+#include "report/report.h"
+#include "report/report_common.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/text_escape.h"
 #include "shard_mpi.h"

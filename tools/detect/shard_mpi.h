@@ -4,7 +4,7 @@
 // (a singleton MPI_Init is slow, and needs no MPI at all).
 #pragma once
 
-#include "detect/shard_link.h"
+#include "ppg/shard_link.h"
 
 #include <memory>
 #include <string>

@@ -13,7 +13,7 @@
 #include "time_lines.h"
 #ifdef SCALANA_HAVE_PSG
 #include "../cli_options.h"
-#include "detect/names.h"
+#include "report/names.h"
 #include "frames.h"
 #include "psg.h"
 #endif

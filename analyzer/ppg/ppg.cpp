@@ -1,0 +1,25 @@
+#include "ppg/ppg.h"
+#include "ppg/ppg_build.h"
+
+#include <algorithm>
+
+namespace scalana {
+
+double ExclusiveTime(const Psg &psg, const VertexSeries &s, int slot) {
+  double cpu = s.cpu.empty() ? 0.0 : s.cpu[slot];
+  double mpi = s.mpi.empty() ? 0.0 : s.mpi[slot];
+  if (psg.vertex(s.vertex).kind == VertexKind::Mpi)
+    return std::max(cpu, mpi);
+  return cpu + mpi;
+}
+
+double InclusiveTime(const VertexSeries &s, int slot) { return s.incl.empty() ? 0 : s.incl[slot]; }
+
+Run BuildRun(Psg &psg, const Profile &profile, const std::string &label,
+             const ProgressFn &progress) {
+  RunBuilder builder(psg, label, progress);
+  builder.Add(profile);
+  return builder.Finish();
+}
+
+} // namespace scalana
