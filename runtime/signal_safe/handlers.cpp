@@ -61,8 +61,9 @@ uintptr_t InterruptedPc(void *ucontext) {
 }
 
 // A signal of ours carries proof of where it came from: our POSIX timer's
-// value, our perf event's descriptor (O_ASYNC) or its sig_data (SIGTRAP). kill(), sigqueue() and
-// the program's own timers on the same number carry neither.
+// value, our perf event's descriptor (O_ASYNC) or its sig_data (SIGTRAP).
+// kill(), sigqueue() and the program's own timers on the same number carry
+// neither.
 enum class Origin { Ours, Late, Program };
 Origin OriginOf(int sig, const ThreadSamples *t, const siginfo_t *si) {
   if (!si)
