@@ -120,21 +120,22 @@ std::string BelowAskedRateWarning(const Profile &profile) {
     int rank;
     long thread; // -1: the rank as a whole
     uint64_t samples;
-    double cpu;
+    double cpu, hz;
   };
   std::vector<Judged> judged;
   double best = 0;
   for (const RankData &r : profile.ranks) {
     const RateTerms whole = RankRateTerms(r);
     if (whole.seconds >= kMinCpu)
-      judged.push_back({r.rank, -1, whole.samples, whole.seconds});
+      judged.push_back(
+          {r.rank, -1, whole.samples, whole.seconds, double(whole.samples) / whole.seconds});
     const double rank_best = BestThreadRate(r);
     for (const ThreadInfo &t : r.thread_info)
       if (t.cpu_seconds >= kMinCpu && Hz(t) >= kShortfall * rank_best)
-        judged.push_back({r.rank, long(t.index), t.samples, t.cpu_seconds});
+        judged.push_back({r.rank, long(t.index), t.samples, t.cpu_seconds, Hz(t)});
   }
   for (const Judged &j : judged)
-    best = std::max(best, double(j.samples) / j.cpu);
+    best = std::max(best, j.hz);
   // The timer fires at most once per kernel tick, whose rate is not known
   // here: held to the best obtained, where the perf source is held to the
   // rate asked.
@@ -143,10 +144,10 @@ std::string BelowAskedRateWarning(const Profile &profile) {
   int ranks = 0, threads = 0;
   const Judged *worst = nullptr;
   for (const Judged &j : judged) {
-    if (double(j.samples) / j.cpu >= 0.5 * expected)
+    if (j.hz >= 0.5 * expected)
       continue;
     ++(j.thread < 0 ? ranks : threads);
-    if (!worst || double(j.samples) / j.cpu < double(worst->samples) / worst->cpu)
+    if (!worst || j.hz < worst->hz)
       worst = &j;
   }
   if (!worst)
@@ -167,8 +168,7 @@ std::string BelowAskedRateWarning(const Profile &profile) {
                 "program stopped (its sampling signal or the profiler's descriptors taken) or "
                 "the descriptor budget spent (see the errors of `scalana show`) does this",
                 who.c_str(), expected, expected < asked ? "the run's best obtained" : "asked",
-                worst_name.c_str(), (unsigned long long)worst->samples, worst->cpu,
-                double(worst->samples) / worst->cpu);
+                worst_name.c_str(), (unsigned long long)worst->samples, worst->cpu, worst->hz);
   return line;
 }
 

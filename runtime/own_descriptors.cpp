@@ -66,22 +66,6 @@ __attribute__((constructor(101))) void ResolveClose() {
 
 int RealClose(int fd) { return g_close ? g_close(fd) : int(syscall(SYS_close, fd)); }
 
-} // namespace
-
-int MovedAboveProgram(int fd, bool cloexec) {
-  struct rlimit lim;
-  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
-      lim.rlim_cur <= rlim_t(DescriptorBudget()))
-    return fd;
-  int high = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, int(lim.rlim_cur) - DescriptorBudget());
-  if (high < 0)
-    return fd;
-  RealClose(fd);
-  return high;
-}
-
-namespace {
-
 int RealCloseRange(unsigned first, unsigned last, int flags) {
   return g_close_range ? g_close_range(first, last, flags)
                        : int(syscall(SYS_close_range, first, last, flags));
@@ -128,6 +112,18 @@ void MarkOwnDescriptor(int fd, bool own) {
 bool IsOwnDescriptor(int fd) {
   return fd >= 0 && fd < kTracked &&
          (g_own[fd / 64].load(std::memory_order_acquire) >> (fd % 64) & 1);
+}
+
+int MovedAboveProgram(int fd, bool cloexec) {
+  struct rlimit lim;
+  if (getrlimit(RLIMIT_NOFILE, &lim) != 0 || lim.rlim_cur == RLIM_INFINITY ||
+      lim.rlim_cur <= rlim_t(DescriptorBudget()))
+    return fd;
+  int high = fcntl(fd, cloexec ? F_DUPFD_CLOEXEC : F_DUPFD, int(lim.rlim_cur) - DescriptorBudget());
+  if (high < 0)
+    return fd;
+  RealClose(fd);
+  return high;
 }
 
 int CloseOwnDescriptor(int fd) {

@@ -35,13 +35,14 @@ struct SamplerState {
   bool perf_sigtrap = false;
   // The process's one perf event, opened on the main thread and inherited by
   // every thread it and its threads create (perf_source.cpp says when and
-  // why); -1: each thread opens its own. Its sampling period, in ns.
+  // why); -1: each thread opens its own.
   int perf_process_fd = -1;
-  uint64_t perf_period_ns = 0;
   int signal = 0; // the sampling signal, 0 when none
 };
 
 SamplerState &Sampler();
+// The sampling period asked, in ns of a thread's CPU time (Sampler().hz > 0).
+inline uint64_t SamplePeriodNs() { return uint64_t(1e9 / Sampler().hz); }
 // This thread's sample table (initial-exec TLS: safe to read in a handler;
 // inline, since every wrapped MPI call reads it).
 extern __thread ThreadSamples *tls_samples __attribute__((tls_model("initial-exec")));
@@ -64,7 +65,7 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure);
 // inherited by the threads to come (Sampler().perf_process_fd), where the
 // kernel signals by SIGTRAP and samples kernel mode too. False: each thread
 // opens its own (OpenPerfEvent).
-bool OpenProcessPerfEvent(ThreadSamples *t, uint64_t period_ns);
+bool OpenProcessPerfEvent(ThreadSamples *t);
 // Every thread's share of the process's event stops (StopSampling).
 void StopProcessPerfEvent();
 // Whether this kernel opens perf events that signal by SIGTRAP (Linux 5.13

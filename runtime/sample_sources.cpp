@@ -16,10 +16,6 @@
 
 namespace scalana::rt {
 
-namespace {
-long PeriodNs() { return long(1e9 / Sampler().hz); }
-} // namespace
-
 bool StartTimer(ThreadSamples *t, std::string *why) {
   struct sigevent sev;
   std::memset(&sev, 0, sizeof sev);
@@ -33,7 +29,7 @@ bool StartTimer(ThreadSamples *t, std::string *why) {
       *why = std::string("timer_create: ") + std::strerror(errno);
     return false;
   }
-  long period_ns = PeriodNs();
+  long period_ns = long(SamplePeriodNs());
   struct itimerspec spec;
   spec.it_interval.tv_sec = period_ns / 1000000000;
   spec.it_interval.tv_nsec = period_ns % 1000000000;
@@ -54,12 +50,11 @@ bool StartTimer(ThreadSamples *t, std::string *why) {
 bool StartPerf(ThreadSamples *t, std::string *why) {
   // A thread the process's event reaches is sampled by its share of it.
   if (Sampler().perf_process_fd >= 0) {
-    t->perf_sigtrap = 1;
     t->perf_inherited = 1;
     return true;
   }
   PerfFailure failure;
-  if (OpenPerfEvent(t, uint64_t(PeriodNs()), &failure))
+  if (OpenPerfEvent(t, SamplePeriodNs(), &failure))
     return true;
   if (why)
     *why = failure.err ? std::string(failure.call) + ": " + std::strerror(failure.err)

@@ -146,7 +146,7 @@ void ChooseSource(ThreadSamples *t) {
   }
   s.kind = perf ? SampleSource::Perf : SampleSource::Timer;
   s.source = perf ? "perf-task-clock" : "cpu-timer";
-  if (perf && !OpenProcessPerfEvent(t, uint64_t(1e9 / s.hz)) && !StartPerf(t, &why)) {
+  if (perf && !OpenProcessPerfEvent(t) && !StartPerf(t, &why)) {
     AddNote(&note, "perf unavailable (" + why + "); fell back to a POSIX CPU-time timer");
     s.kind = SampleSource::Timer;
     s.source = "cpu-timer";

@@ -72,8 +72,7 @@ Origin OriginOf(int sig, const ThreadSamples *t, const siginfo_t *si) {
     return t ? Origin::Ours : Origin::Late;
   if (sig == SIGTRAP && si->si_code == TRAP_PERF && PerfSigData(si) == kPerfSigData)
     // Our perf event's mark: never the program's, even once the event is gone.
-    return t && t->perf_sigtrap && (t->perf_fd >= 0 || t->perf_inherited) ? Origin::Ours
-                                                                          : Origin::Late;
+    return t && (t->perf_fd >= 0 || t->perf_inherited) ? Origin::Ours : Origin::Late;
   // SIGTRAP's codes share numbers with the poll ones (TRAP_BRKPT is POLL_IN):
   // a SIGTRAP not marked as ours above is the program's.
   if (sig != SIGTRAP && (si->si_code == POLL_HUP || si->si_code == POLL_IN)) {
@@ -127,7 +126,7 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
   // (PERF_EVENT_IOC_REFRESH with 1): re-armed here, so the handler's own
   // time is not sampled. A SIGTRAP one stays armed.
   if (t->perf_fd >= 0) {
-    if (!t->perf_sigtrap)
+    if (!Sampler().perf_sigtrap)
       ioctl(t->perf_fd, PERF_EVENT_IOC_REFRESH, 1);
   } else if (t->has_timer && g_sampling_enabled.load(std::memory_order_relaxed))
     RescueFromTick(t, t->last_cpu_ns); // after the re-arm: its event comes armed

@@ -114,11 +114,11 @@ bool PerfSigtrapWorks() {
 // of its thread's CPU time; that holds only while every overflow becomes a
 // sample, hence only where kernel mode is sampled too (with exclude_kernel an
 // overflow in a system call is dropped and its period lost).
-bool OpenProcessPerfEvent(ThreadSamples *t, uint64_t period_ns) {
+bool OpenProcessPerfEvent(ThreadSamples *t) {
   if (!Sampler().perf_sigtrap || Sampler().perf_exclude_kernel)
     return false;
   struct perf_event_attr a;
-  FillAttr(&a, period_ns, true);
+  FillAttr(&a, SamplePeriodNs(), true);
   a.inherit = 1;
   a.inherit_thread = 1;
   int fd = OpenEvent(&a);
@@ -128,10 +128,8 @@ bool OpenProcessPerfEvent(ThreadSamples *t, uint64_t period_ns) {
     return false;
   }
   fd = MovedAboveProgram(fd, true);
-  t->perf_sigtrap = 1;
   t->perf_inherited = 1;
   Sampler().perf_process_fd = fd;
-  Sampler().perf_period_ns = period_ns;
   if (ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) != 0) {
     Sampler().perf_process_fd = -1;
     t->perf_inherited = 0;
@@ -176,7 +174,6 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
     return false;
   }
   t->perf_fd = fd;
-  t->perf_sigtrap = sigtrap;
   // O_ASYNC: armed for one overflow at a time (the handler re-arms it), so
   // the handler's own time is not sampled; SIGTRAP: armed for good.
   if ((sigtrap ? ioctl(fd, PERF_EVENT_IOC_ENABLE, 0) : ioctl(fd, PERF_EVENT_IOC_REFRESH, 1)) != 0) {
@@ -206,7 +203,7 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure) {
 // handler re-arms it (O_ASYNC).
 uint64_t CpuSinceLastSample(ThreadSamples *t) {
   if (t->perf_inherited) {
-    const uint64_t period = Sampler().perf_period_ns;
+    const uint64_t period = SamplePeriodNs();
     t->last_cpu_ns += period; // an estimate of the CPU clock, as below
     return period;
   }

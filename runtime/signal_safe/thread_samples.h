@@ -107,7 +107,6 @@ struct ThreadSamples {
   // (-1 / null: none), and the descriptors held against the budget.
   int papi_eventset;
   int perf_fd;
-  int perf_sigtrap; // perf_fd signals by SIGTRAP and stays armed (no re-arm)
   // Sampled by its share of the process's inherited event (perf_source.cpp):
   // a SIGTRAP of ours is a sample, each one period of its CPU time.
   int perf_inherited;

@@ -59,7 +59,7 @@ void RescueFromTick(ThreadSamples *t, uint64_t now_cpu_ns) {
     t->tick_rescue = 0;
     return;
   }
-  uint64_t period_ns = uint64_t(1e9 / Sampler().hz);
+  uint64_t period_ns = SamplePeriodNs();
   PerfFailure failure;
   if (!OpenPerfEvent(t, period_ns > kTickNs ? period_ns : kTickNs, &failure)) {
     t->tick_rescue = 2; // stays on the timer; tried once
