@@ -11,8 +11,9 @@ namespace scalana::detail {
 
 // The first varint of the inflated block: 2 adds the time-accounting columns
 // (ranks.on_cpu, ranks.run_delay, ranks.cores, thread_info.run_delay,
-// thread_info.wall_seconds) after all of layout 1's, which stays readable.
-inline constexpr uint64_t kColumnsLayout = 2;
+// thread_info.wall_seconds) after all of layout 1's, which stays readable;
+// 3 adds the off-CPU rows (ranks.off_cpu, then the off_cpu table) after those.
+inline constexpr uint64_t kColumnsLayout = 3;
 // Communicator members a block may expand to, in all (runs make a world
 // communicator a few bytes; this bounds what a hostile block makes of them).
 inline constexpr uint64_t kMaxBlockCommMembers = uint64_t(8) * kMaxWorldSize;

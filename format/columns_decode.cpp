@@ -195,6 +195,12 @@ void Block::Ranks(uint64_t nranks) {
     for (const char *n : {"ranks.on_cpu", "ranks.run_delay", "ranks.cores", "thread_info.run_delay",
                           "thread_info.wall_seconds"})
       timed.push_back(in.Column(n));
+  // Layout 3's off-CPU rows; before, none (the source did not exist).
+  std::vector<ByteReader> off;
+  if (layout >= 3)
+    for (const char *n : {"ranks.off_cpu", "off_cpu.ctx", "off_cpu.thread", "off_cpu.switches",
+                          "off_cpu.blocked", "off_cpu.run_delay"})
+      off.push_back(in.Column(n));
   in.ExpectEnd();
   const size_t ncounters = meta.sampling.counters.size();
   const size_t max_counters = meta.world_size > 0 || ncounters ? ncounters : kMaxCounters;
@@ -373,6 +379,18 @@ void Block::Ranks(uint64_t nranks) {
       o.iterations = omp[7].Var();
       d.omp.push_back(std::move(o));
     }
+    const uint64_t noff = off.empty() ? 0 : off[0].Var();
+    for (uint64_t k = 0; k < noff; ++k) {
+      const Where row{&at, "off_cpu", k};
+      OffCpuRow o;
+      o.ctx = Ctx(off[1], row);
+      // A rank of one thread lists no threads: its rows are thread 0's.
+      o.thread = d.thread_info.empty() ? uint32_t(off[2].Var(0, "thread")) : thread(off[2], row);
+      o.switches = off[3].Var();
+      o.blocked = Seconds(off[4], row, "blocked");
+      o.run_delay = Seconds(off[5], row, "run delay");
+      d.off_cpu.push_back(o);
+    }
     try {
       CheckRankNumbers(meta, d, at);
     } catch (const Error &e) {
@@ -380,7 +398,7 @@ void Block::Ranks(uint64_t nranks) {
     }
     p.ranks.push_back(std::move(d));
   }
-  for (auto *cs : {&err, &vert, &mpi, &deps, &info, &tv, &omp, &timed})
+  for (auto *cs : {&err, &vert, &mpi, &deps, &info, &tv, &omp, &timed, &off})
     for (const ByteReader &c : *cs)
       c.ExpectEnd();
   for (const ByteReader &c : rc)

@@ -116,6 +116,7 @@ std::string EncodeColumns(const Profile &g) {
   ByteWriter rc[kRankCols];
   ByteWriter err[2], vert[4], mpi[5], deps[9], info[4], tv[4], omp[8];
   ByteWriter timed[5]; // layout 2: ranks' on_cpu, run_delay, cores; threads' run_delay, wall
+  ByteWriter off_rows, off[5]; // layout 3: the off-CPU rows' count per rank, then the rows
   int prev_rank = -1;
   int64_t prev_pid = 0;
   for (const RankData &r : g.ranks) {
@@ -194,6 +195,14 @@ std::string EncodeColumns(const Profile &g) {
       tv[2].Var(t.samples);
       tv[3].Var(Nanos(t.cpu_seconds));
     }
+    off_rows.Var(r.off_cpu.size());
+    for (const OffCpuRow &o : r.off_cpu) {
+      off[0].Var(o.ctx);
+      off[1].Var(o.thread);
+      off[2].Var(o.switches);
+      off[3].Var(Nanos(o.blocked));
+      off[4].Var(Nanos(o.run_delay));
+    }
     for (const OmpRow &o : r.omp) {
       omp[0].Var(o.ctx);
       omp[1].Var(o.thread);
@@ -218,6 +227,9 @@ std::string EncodeColumns(const Profile &g) {
     for (int k = 0; k < n; ++k)
       out.Column(table[k]);
   for (const ByteWriter &c : timed)
+    out.Column(c);
+  out.Column(off_rows);
+  for (const ByteWriter &c : off)
     out.Column(c);
   return Deflate(out.out);
 }

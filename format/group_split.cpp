@@ -47,6 +47,8 @@ Profile GroupOf(const Profile &p, size_t begin, size_t end) {
       t.ctx = ctx(t.ctx);
     for (OmpRow &o : r.omp)
       o.ctx = ctx(o.ctx);
+    for (OffCpuRow &o : r.off_cpu)
+      o.ctx = ctx(o.ctx);
   }
   for (uint32_t old : comm.order)
     g.comms.push_back(p.comms[old]);

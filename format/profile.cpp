@@ -416,6 +416,8 @@ Profile MergeProfiles(std::vector<Profile> parts) {
         t.ctx = ctx_of(t.ctx);
       for (auto &o : r.omp)
         o.ctx = ctx_of(o.ctx);
+      for (auto &o : r.off_cpu)
+        o.ctx = ctx_of(o.ctx);
       for (auto &d : r.deps) {
         d.ctx = ctx_of(d.ctx);
         if (d.comm < comm_map.size())

@@ -71,6 +71,22 @@ void ReadThreads(const json &r, const Path &at, RankData &d, const CtxIndex &ctx
           Count(t[2], Element(row, 2, "samples")), Seconds(t[3], Element(row, 3, "cpu seconds"))});
     }
   }
+  if (const json *v = Opt(r, "off_cpu")) {
+    Path op = Member(at, "off_cpu");
+    for (size_t k = 0; k < Arr(*v, op).size(); ++k) {
+      Path row = Element(op, k);
+      const json &t = Row((*v)[k], row, 5);
+      OffCpuRow out;
+      out.ctx = ctx_index(t[0], Element(row, 0, "context"));
+      // A rank of one thread lists no threads: its rows are thread 0's.
+      out.thread = d.thread_info.empty() ? uint32_t(Int(t[1], Element(row, 1, "thread"), 0, 0))
+                                         : thread(t[1], Element(row, 1, "thread"));
+      out.switches = Count(t[2], Element(row, 2, "switches"));
+      out.blocked = Seconds(t[3], Element(row, 3, "blocked"));
+      out.run_delay = Seconds(t[4], Element(row, 4, "run delay"));
+      d.off_cpu.push_back(out);
+    }
+  }
   if (const json *v = Opt(r, "omp")) {
     Path op = Member(at, "omp");
     for (size_t k = 0; k < Arr(*v, op).size(); ++k) {

@@ -90,6 +90,12 @@ json ProfileToJsonValue(const Profile &p) {
     }
     if (r.cores > 0)
       ranks.back()["cores"] = r.cores;
+    if (!r.off_cpu.empty()) {
+      json rows = json::array();
+      for (const OffCpuRow &o : r.off_cpu)
+        rows.push_back({o.ctx, o.thread, o.switches, o.blocked, o.run_delay});
+      ranks.back()["off_cpu"] = std::move(rows);
+    }
     // The thread dimension (optional): only where the rank had threads.
     if (!r.thread_info.empty()) {
       json info = json::array(), rows = json::array(), omp = json::array();

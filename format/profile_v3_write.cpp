@@ -111,6 +111,10 @@ void RoundTimesToNanos(Profile &p) {
       round(o.seconds);
       round(o.cpu_seconds);
     }
+    for (OffCpuRow &o : r.off_cpu) {
+      round(o.blocked);
+      round(o.run_delay);
+    }
   }
 }
 

@@ -241,6 +241,17 @@ private:
                    std::to_string(t.thread) + "'s rows before it"},
                   sum, "of CPU time");
     }
+    // Off-CPU rows: a thread is off the CPU at one place at a time, so its
+    // rows sum to at most its wall clock.
+    std::map<uint32_t, double> off_per_thread;
+    for (size_t k = 0; k < r_.off_cpu.size(); ++k) {
+      const OffCpuRow &o = r_.off_cpu[k];
+      const double sum = off_per_thread[o.thread] += o.blocked + o.run_delay;
+      if (sum > thread_cpu_allowed_)
+        OneThread({"off_cpu", k, 3, "blocked and run delay, with thread ",
+                   std::to_string(o.thread) + "'s rows before it"},
+                  sum, "off the CPU");
+    }
     // OpenMP rows: each is one thread at one place (constructs nest, so a
     // thread's rows may overlap in time and their sum may not be bounded).
     for (size_t k = 0; k < r_.omp.size(); ++k) {

@@ -234,6 +234,7 @@ void OnSyncRegionWait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, o
   }
   OmpWaitSlot *w = t->omp_wait;
   t->omp_wait = nullptr;
+  ResumeOffCpu(t); // the wait's time off the CPU was the wait's (off_cpu.cpp)
   const Level *l = kind == ompt_sync_region_barrier_implicit_parallel && o.depth &&
                            o.depth <= OmpThread::kMaxLevels && o.levels[o.depth - 1].region
                        ? &o.levels[o.depth - 1]

@@ -192,8 +192,8 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
 bool IsInformational(const std::string &what) {
   return what == "stack_truncated" || what == "samples_in_profiler" ||
          what == "samples_while_blocked" || what == "perf_fd_budget_timer" ||
-         what == "threads_moved_to_perf" || what == "program_closed_profiler_descriptor" ||
-         what.rfind("ended_by_", 0) == 0;
+         what == "off_cpu_fd_budget" || what == "threads_moved_to_perf" ||
+         what == "program_closed_profiler_descriptor" || what.rfind("ended_by_", 0) == 0;
 }
 
 int FileRank() {

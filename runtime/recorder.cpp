@@ -494,8 +494,10 @@ void MpiCall::CloseAbandonedCall() noexcept {
   OpenCall open = tl_open;
   tl_open = OpenCall{};
   tl_nesting = 0;
-  if (open.thread)
+  if (open.thread) {
     open.thread->mpi_frames_length = 0;
+    ResumeOffCpu(open.thread);
+  }
   CountError("mpi_call_abandoned");
   ThreadRec *locked = open.held;
   if (open.active)
@@ -532,8 +534,10 @@ void MpiCall::StopClock() noexcept {
 MpiCall::~MpiCall() {
   if (--tl_nesting == 0)
     tl_open.frame = 0;
-  if (thread_)
+  if (thread_) {
     thread_->mpi_frames_length = 0;
+    ResumeOffCpu(thread_); // the call's time off the CPU was its own (off_cpu.cpp)
+  }
   if (active_) {
     Stop();
     Guarded("mpi_record", [&] {
@@ -972,6 +976,8 @@ bool SnapshotMpi(Profile &p, RankData &r, double lock_seconds) {
         continue;
       // Pairs with the handler's release fence: frames before the hash.
       std::atomic_thread_fence(std::memory_order_acquire);
+      if (!slot.samples)
+        continue; // time off the CPU only (SnapshotThreads writes it)
       Context c(t->frames + slot.frames_offset,
                 t->frames + slot.frames_offset + slot.frames_length);
       uint32_t ctx = InternLocked(s, std::move(c));

@@ -38,6 +38,9 @@ struct SamplerState {
   // why); -1: each thread opens its own.
   int perf_process_fd = -1;
   int signal = 0; // the sampling signal, 0 when none
+  // The off-CPU source runs (signal_safe/off_cpu.cpp): each thread's context
+  // switches signal its returns to a CPU, on the perf source's SIGTRAP.
+  bool off_cpu = false;
 };
 
 SamplerState &Sampler();
@@ -68,6 +71,22 @@ bool OpenPerfEvent(ThreadSamples *t, uint64_t period_ns, PerfFailure *failure);
 bool OpenProcessPerfEvent(ThreadSamples *t);
 // Every thread's share of the process's event stops (StopSampling).
 void StopProcessPerfEvent();
+// The off-CPU source (signal_safe/off_cpu.cpp; async-signal-safe): the
+// calling thread's context-switch event, opened (false: ERR the errno, 0
+// when the descriptor budget is spent) and closed; the handler's part at
+// each return of the thread to a CPU; and, once a wrapped call or OpenMP
+// wait the thread left the CPU in ends, the time measured from there.
+bool OpenSwitchEvent(ThreadSamples *t, int *err);
+void CloseSwitchEvent(ThreadSamples *t);
+void OnReturnToCpu(ThreadSamples *t, uintptr_t pc, uintptr_t sp);
+// At each CPU sample of CPU_NS: a return to the CPU whose signal the
+// sample's took the place of is found here (off_cpu.cpp says how).
+void AfterCpuSample(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t cpu_ns);
+void ResumeSwitchEvent(ThreadSamples *t);
+inline void ResumeOffCpu(ThreadSamples *t) {
+  if (t->switch_paused)
+    ResumeSwitchEvent(t);
+}
 // Whether this kernel opens perf events that signal by SIGTRAP (Linux 5.13
 // and later, where perf_event_paranoid lets us open one at all).
 bool PerfSigtrapWorks();

@@ -97,6 +97,7 @@ bool StartCounters(ThreadSamples *t, std::string *why) {
 }
 
 void StopSources(ThreadSamples *t) {
+  CloseSwitchEvent(t);
   // Its share of the process's event ends with the thread (or, for all of
   // them, in StopSampling); its late signals are then not samples.
   t->perf_inherited = 0;

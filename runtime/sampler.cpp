@@ -117,6 +117,30 @@ void ChooseCounters(std::string *note) {
     AddNote(note, "PAPI counters " + missing + " not available (no hardware PMU?)");
 }
 
+// The off-CPU source rides the perf source's SIGTRAP: its signals need a
+// handler and a guard, which only the sampling signal has.
+void ChooseOffCpu(ThreadSamples *t, std::string *note) {
+  SamplerState &s = Sampler();
+  if (config::Value(config::Id::OffCpu) == "off")
+    return;
+  if (s.kind != SampleSource::Perf)
+    return; // the timer's runs say nothing of it: the docs and the time split do
+  if (s.signal != SIGTRAP) {
+    AddNote(note,
+            "time off the CPU not placed on lines: the off-CPU source needs the perf "
+            "source's SIGTRAP (the program handles SIGTRAP, or the kernel is older than 5.19)");
+    return;
+  }
+  int err = 0;
+  if (!OpenSwitchEvent(t, &err)) {
+    AddNote(note, "time off the CPU not placed on lines: context-switch event refused (" +
+                      std::string(err ? std::strerror(err) : "descriptor budget spent") +
+                      "; it counts kernel mode: root, CAP_PERFMON or perf_event_paranoid <= 1)");
+    return;
+  }
+  s.off_cpu = true;
+}
+
 // Decides the source on the main thread (T) and starts it there; records
 // what was used and, on fallback, why.
 void ChooseSource(ThreadSamples *t) {
@@ -170,6 +194,7 @@ void ChooseSource(ThreadSamples *t) {
     AddNote(&note, "perf samples arrive as SIGTRAP (a debugger stops at each: use --sampler timer "
                    "under one)");
   }
+  ChooseOffCpu(t, &note);
   if (s.kind == SampleSource::Perf && s.perf_exclude_kernel) {
     AddNote(&note, "perf_event_paranoid allows user-mode samples only: CPU time in the kernel "
                    "is booked on the next sample");
@@ -260,6 +285,11 @@ void StartThread(ThreadSamples *t) {
   std::string why;
   if (!s.papi_counter_events.empty() && !StartCounters(t, &why))
     CountError(why == "descriptor budget spent" ? "counters_fd_budget" : "counters_thread_start");
+  if (s.off_cpu && t->switch_fd < 0) {
+    int err = 0;
+    if (!OpenSwitchEvent(t, &err))
+      CountError(err ? "off_cpu_thread_start" : "off_cpu_fd_budget");
+  }
   if (s.kind == SampleSource::Perf && StartPerf(t, &why))
     return;
   if (s.kind == SampleSource::Perf)
@@ -400,8 +430,9 @@ void InitSampling() {
                  EscapeControls(Sampler().note).c_str(), Sampler().note.empty() ? "" : ")");
   } else if (rank <= 0) {
     // Which source auto chose, once per job: the rate it can give follows.
-    std::fprintf(stderr, "scalana: sampling %s at %g Hz asked (--sampler %s; -v says why)\n",
+    std::fprintf(stderr, "scalana: sampling %s at %g Hz asked%s (--sampler %s; -v says why)\n",
                  Sampler().source.c_str(), Sampler().hz,
+                 Sampler().off_cpu ? ", and time off the CPU" : "",
                  EscapeControls(config::Value(config::Id::Sampler)).c_str());
   }
 }

@@ -75,6 +75,36 @@ bool SchedWhileProfiled(const ThreadSamples *t, SchedSpan *out) {
   return true;
 }
 
+// T's time off the CPU (off_cpu.cpp) as rows of R, by context; whether
+// it had any (the thread is then listed, as its rows name it).
+bool SnapshotOffCpu(RankData &r, const ThreadSamples *t,
+                    const std::function<uint32_t(Context &&)> &intern) {
+  std::map<uint32_t, OffCpuRow> rows;
+  auto add = [&](Context &&c, uint64_t switches, uint64_t blocked_ns, uint64_t delay_ns) {
+    OffCpuRow &row = rows[intern(std::move(c))];
+    row.switches += switches;
+    row.blocked += 1e-9 * double(blocked_ns);
+    row.run_delay += 1e-9 * double(delay_ns);
+  };
+  for (uint32_t i = 0; i < kSampleSlots; ++i) {
+    const SampleSlot &slot = t->slots[i];
+    if (!slot.hash || !slot.switches)
+      continue;
+    std::atomic_thread_fence(std::memory_order_acquire);
+    add(Context(t->frames + slot.frames_offset,
+                t->frames + slot.frames_offset + slot.frames_length),
+        slot.switches, slot.blocked_ns, slot.delay_ns);
+  }
+  if (t->off_cpu_unplaced_ns)
+    add(Context(), 0, t->off_cpu_unplaced_ns, 0); // no context: the analyzer's "outside"
+  for (auto &[ctx, row] : rows) {
+    row.ctx = ctx;
+    row.thread = t->index;
+    r.off_cpu.push_back(row);
+  }
+  return !rows.empty();
+}
+
 // A thread without samples or OpenMP number is worth a row from this much
 // CPU time: a dozen timer ticks.
 constexpr double kListedCpuSeconds = 0.05;
@@ -98,6 +128,8 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
       // slots say here is that it sampled.
       if (t->index == 0)
         break;
+      if (!slot.samples)
+        continue; // time off the CPU only: its row is below
       uint32_t ctx = intern(Context(t->frames + slot.frames_offset,
                                     t->frames + slot.frames_offset + slot.frames_length));
       PerThread &p = by_ctx[ctx][t->index];
@@ -130,6 +162,7 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
       r.omp.push_back(std::move(row));
       sampled = omp = true;
     }
+    const bool off_cpu = SnapshotOffCpu(r, t, intern);
     if (t->omp_waits_dropped)
       r.errors["omp_waits_dropped"] += t->omp_waits_dropped;
     double cpu = 1e-9 * double(CpuWhileSampled(t));
@@ -141,7 +174,7 @@ void SnapshotThreads(RankData &r, const std::function<uint32_t(Context &&)> &int
       r.on_cpu = sched.on_cpu;
       r.run_delay = sched.run_delay;
     }
-    if (sampled || t->omp_thread >= 0 || cpu >= kListedCpuSeconds)
+    if (sampled || off_cpu || t->omp_thread >= 0 || cpu >= kListedCpuSeconds)
       r.thread_info.push_back(ThreadInfo{t->index, t->omp_thread, t->samples, cpu,
                                          timed ? sched.run_delay : 0, timed ? sched.wall : 0});
   }

@@ -146,6 +146,8 @@ struct RootCause {
   std::vector<PathStep> path; // the first path that reached it, start first
   std::vector<CounterEvidence> evidence;
   double culprit_time = 0, median_time = 0;
+  // Of culprit_time, the seconds blocked off the CPU (the off-CPU source).
+  double culprit_off_cpu = 0;
   // The most time any rank spends at the cause (summed over a line's
   // contexts): what waiting at a communication cause can add up to.
   double most_time_here = 0;

@@ -80,6 +80,7 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
     double med = costs.MedianOf(rc.vertex, *s);
     int slot = big.SlotOf(rc.culprit_rank);
     rc.culprit_time = slot >= 0 ? ExclusiveTime(psg, *s, slot) : 0;
+    rc.culprit_off_cpu = slot >= 0 && !s->off_cpu.empty() ? s->off_cpu[size_t(slot)] : 0;
     rc.median_time = med;
     for (int i = 0; i < big.nslots(); ++i)
       rc.most_time_here = std::max(rc.most_time_here, ExclusiveTime(psg, *s, i));

@@ -29,13 +29,13 @@ std::string Base(const std::string &path) {
 
 // Per-slot values of one vertex in one run.
 struct Values {
-  std::vector<double> exc, inc, cpu, mpi, wait, samples;
+  std::vector<double> exc, inc, cpu, off_cpu, mpi, wait, samples;
 };
 
 Values ValuesOf(const Psg &psg, const Run &run, VertexId v) {
   Values x;
   const int n = run.nslots();
-  for (auto *vec : {&x.exc, &x.inc, &x.cpu, &x.mpi, &x.wait, &x.samples})
+  for (auto *vec : {&x.exc, &x.inc, &x.cpu, &x.off_cpu, &x.mpi, &x.wait, &x.samples})
     vec->assign(n, 0);
   const VertexSeries *s = run.Find(v);
   if (!s)
@@ -44,6 +44,7 @@ Values ValuesOf(const Psg &psg, const Run &run, VertexId v) {
     x.exc[i] = ExclusiveTime(psg, *s, i);
     x.inc[i] = InclusiveTime(*s, i);
     x.cpu[i] = s->cpu.empty() ? 0 : s->cpu[i];
+    x.off_cpu[i] = s->off_cpu.empty() ? 0 : s->off_cpu[i];
     x.mpi[i] = s->mpi.empty() ? 0 : s->mpi[i];
     x.samples[i] = std::round(x.cpu[i] * run.sample_rate);
   }
@@ -240,6 +241,7 @@ void WriteHatchetLiteral(const ExportInput &in, size_t r, std::ostream &out) {
                    {"time", Max(val.exc)},
                    {"time (mean)", Mean(val.exc)},
                    {"cpu", Max(val.cpu)},
+                   {"off cpu", Max(val.off_cpu)},
                    {"mpi", Max(val.mpi)},
                    {"mpi wait", Sum(val.wait)},
                    {"samples", Sum(val.samples)},
@@ -298,8 +300,10 @@ std::string CubexArchive(const ExportInput &in, size_t r) {
     std::vector<double> Values::*field;
   };
   const Metric metrics[] = {
-      {"time", "Time", "sec", "exclusive time (CPU, or MPI wall time)", &Values::exc},
+      {"time", "Time", "sec", "exclusive time (CPU and blocked, or MPI wall time)", &Values::exc},
       {"cpu_time", "CPU time", "sec", "sampled CPU time", &Values::cpu},
+      {"off_cpu_time", "Off-CPU time", "sec", "time blocked off the CPU outside calls",
+       &Values::off_cpu},
       {"mpi_time", "MPI time", "sec", "wall time in MPI calls", &Values::mpi},
       {"mpi_wait", "MPI wait", "sec", "time blocked on other ranks", &Values::wait},
       {"samples", "Samples", "occ", "CPU samples", &Values::samples},

@@ -746,6 +746,13 @@ void FrameResolver::ResolveProfile(Profile &profile) {
           to.cpu_seconds += x.cpu_seconds;
           to.iterations += x.iterations;
         });
+    MergeRows(
+        r.off_cpu, remap, [](const OffCpuRow &x) { return std::make_pair(x.ctx, x.thread); },
+        [](OffCpuRow &to, const OffCpuRow &x) {
+          to.switches += x.switches;
+          to.blocked += x.blocked;
+          to.run_delay += x.run_delay;
+        });
   }
 }
 

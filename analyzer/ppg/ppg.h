@@ -51,6 +51,10 @@ struct ThreadTime {
 // to count ranks per host; CORES: its CPUs online (0: unknown).
 struct RankTime {
   float wall = 0, computation = 0, mpi = 0, io = 0, omp_wait = 0;
+  // The off-CPU source's account outside wrapped calls and OpenMP waits:
+  // blocked (a system call, sleep, a page fault) and runnable but waiting
+  // for a core, where the thread left the CPU.
+  float off_cpu = 0, off_cpu_delay = 0;
   float on_cpu = 0, run_delay = 0;
   uint32_t cores = 0, host = 0;
   bool kernel_measured() const { return on_cpu > 0 || run_delay > 0; }
@@ -58,7 +62,7 @@ struct RankTime {
   // sample: off the CPU (blocked in I/O or sleep, or runnable but waiting
   // for a core), or CPU time before a thread's first sample.
   float not_placed() const {
-    float left = wall - mpi - io - omp_wait - computation;
+    float left = wall - mpi - io - omp_wait - computation - off_cpu - off_cpu_delay;
     return left > 0 ? left : 0;
   }
   float blocked() const {
@@ -78,7 +82,12 @@ struct VertexSeries {
   // What the MPI rows placed here were (kMpiRows*): a call vertex holds them
   // when the program calls MPI through a pointer (IOR's MPI-IO access).
   uint8_t mpi_rows = 0;
-  std::vector<float> cpu;      // exclusive CPU seconds (measured); empty if none
+  std::vector<float> cpu; // exclusive CPU seconds (measured); empty if none
+  // Seconds blocked off the CPU here, outside wrapped calls and OpenMP waits
+  // (the off-CPU source: sleep, a system call, a page fault), all threads;
+  // empty if none. Time runnable but waiting for a core is not in it: the
+  // scheduler's, never a line's.
+  std::vector<float> off_cpu;
   std::vector<float> mpi;      // MPI wall seconds; empty if none
   std::vector<uint32_t> calls; // MPI calls; empty if none
   std::vector<float> incl;     // inclusive time (self + descendants)
@@ -149,7 +158,8 @@ struct Run {
   }
 };
 
-// The time a vertex costs on a rank slot: exclusive CPU time, plus MPI wall time.
+// The time a vertex costs on a rank slot: exclusive CPU time, plus the time
+// blocked off the CPU there, plus MPI wall time.
 // MPI vertices take the larger of the two instead: Open MPI spins while it
 // waits, so samples inside MPI calls overlap their wall time.
 double ExclusiveTime(const Psg &psg, const VertexSeries &s, int slot);

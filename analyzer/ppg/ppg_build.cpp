@@ -87,7 +87,7 @@ void RunBuilder::State::AddPart(const Profile &part) {
     if (Notable(rd)) {
       RankData head = rd;
       head.vertices.clear(), head.mpi.clear(), head.deps.clear();
-      head.thread_vertices.clear(), head.omp.clear();
+      head.thread_vertices.clear(), head.omp.clear(), head.off_cpu.clear();
       summary.ranks.push_back(std::move(head));
     }
     // The rate obtained: samples over the CPU time they could have come in,
@@ -160,6 +160,29 @@ void RunBuilder::State::AddPart(const Profile &part) {
       s.mpi[r] += float(row.seconds);
       s.mpi_rows |= IsIoOperation(row.op) ? kMpiRowsIo : kMpiRowsCommunication;
       s.calls[r] += uint32_t(std::min<uint64_t>(row.calls, UINT32_MAX - s.calls[r]));
+    }
+    for (const OffCpuRow &row : rd.off_cpu) {
+      const Resolved res = at(row.ctx);
+      // Run delay is left out of the vertices: the scheduler's, never a line's.
+      if (res.outside) {
+        run.outside_seconds += row.blocked;
+        continue;
+      }
+      if (res.unplaced) {
+        run.unplaced_seconds += row.blocked;
+        continue;
+      }
+      if (res.vertex == kNoVertex) {
+        ++run.unresolved_rows;
+        run.unresolved_seconds += row.blocked;
+        continue;
+      }
+      count_approximated(res, row.blocked);
+      VertexSeries &s = SeriesOf(res.vertex);
+      s.own_data = true;
+      if (s.off_cpu.empty())
+        s.off_cpu.assign(cap, 0.f);
+      s.off_cpu[r] += float(row.blocked);
     }
     arrived_time.push_back({int32_t(r), MainThreadTime(rd, sampled, sampled_in_mpi)});
     if (!rd.thread_info.empty() && run.omp_threads.empty())

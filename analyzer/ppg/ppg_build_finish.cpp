@@ -62,6 +62,7 @@ void RunBuilder::State::CompactToSlots() {
     Compact(run.omp_threads, run.ranks, 1);
     for (VertexSeries &s : run.series) {
       Compact(s.cpu, run.ranks, 1);
+      Compact(s.off_cpu, run.ranks, 1);
       Compact(s.mpi, run.ranks, 1);
       Compact(s.calls, run.ranks, 1);
       Compact(s.counters, run.ranks, ncounters);

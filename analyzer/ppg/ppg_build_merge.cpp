@@ -175,6 +175,7 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
     o.Put(context_of.at(s.vertex));
     o.Put(uint8_t(s.own_data));
     o.Put(uint8_t(!s.cpu.empty()));
+    o.Put(uint8_t(!s.off_cpu.empty()));
     o.Put(uint8_t(!s.mpi.empty()));
     o.Put(uint8_t(!s.counters.empty()));
     o.Put(s.mpi_rows);
@@ -190,6 +191,7 @@ void RunBuilder::State::SendTo(ShardLink &link, int to) {
   for (size_t i = 0; i < run.series.size(); ++i) {
     VertexSeries &s = run.series[i];
     SendSlice(link, to, s.cpu, lo, hi, 1);
+    SendSlice(link, to, s.off_cpu, lo, hi, 1);
     SendSlice(link, to, s.mpi, lo, hi, 1);
     SendSlice(link, to, s.calls, lo, hi, 1);
     SendSlice(link, to, s.counters, lo, hi, ncounters);
@@ -285,13 +287,14 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     run.omp_threads.assign(cap, 0);
   struct Incoming {
     uint64_t context;
-    uint8_t own, cpu, mpi, counters, mpi_rows;
+    uint8_t own, cpu, off_cpu, mpi, counters, mpi_rows;
   };
   std::vector<Incoming> series(size_t(in.Get<uint64_t>()));
   for (Incoming &s : series) {
     s.context = in.Get<uint64_t>();
     s.own = in.Get<uint8_t>();
     s.cpu = in.Get<uint8_t>();
+    s.off_cpu = in.Get<uint8_t>();
     s.mpi = in.Get<uint8_t>();
     s.counters = in.Get<uint8_t>();
     s.mpi_rows = in.Get<uint8_t>();
@@ -310,11 +313,14 @@ void RunBuilder::State::ReceiveFrom(ShardLink &link, int from) {
     s.mpi_rows |= inc.mpi_rows;
     if (inc.cpu && s.cpu.empty())
       s.cpu.assign(cap, 0.f);
+    if (inc.off_cpu && s.off_cpu.empty())
+      s.off_cpu.assign(cap, 0.f);
     if (inc.mpi && s.mpi.empty())
       s.mpi.assign(cap, 0.f), s.calls.assign(cap, 0);
     if (inc.counters && s.counters.empty())
       s.counters.assign(cap * ncounters, 0.f);
     RecvSlice(link, from, s.cpu, lo, 1);
+    RecvSlice(link, from, s.off_cpu, lo, 1);
     RecvSlice(link, from, s.mpi, lo, 1);
     RecvSlice(link, from, s.calls, lo, 1);
     RecvSlice(link, from, s.counters, lo, ncounters);

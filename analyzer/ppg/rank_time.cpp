@@ -46,6 +46,14 @@ RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   t.io = float(std::min(io, wall - double(t.mpi)));
   t.omp_wait = float(std::min(omp_wait, wall - double(t.mpi) - double(t.io)));
   t.computation = float(std::clamp(sampled - others - in_mpi, 0.0, wall));
+  double blocked = 0, delay = 0;
+  for (const OffCpuRow &o : rd.off_cpu)
+    if (o.thread == 0)
+      blocked += o.blocked, delay += o.run_delay;
+  const double left = std::max(0.0, wall - double(t.mpi) - double(t.io) - double(t.omp_wait) -
+                                        double(t.computation));
+  t.off_cpu = float(std::min(blocked, left));
+  t.off_cpu_delay = float(std::min(delay, left - double(t.off_cpu)));
   t.on_cpu = float(std::min(rd.on_cpu, wall));
   t.run_delay = float(std::min(rd.run_delay, wall - double(t.on_cpu)));
   t.cores = uint32_t(std::max(rd.cores, 0));
@@ -121,6 +129,8 @@ TimeSummary SummariseTime(const Run &run) {
   t.mpi = Share(timed, world, [](const RankTime &r) { return r.mpi; });
   t.io = Share(timed, world, [](const RankTime &r) { return r.io; });
   t.omp_wait = Share(timed, world, [](const RankTime &r) { return r.omp_wait; });
+  t.off_cpu = Share(timed, world, [](const RankTime &r) { return r.off_cpu; });
+  t.off_cpu_delay = Share(timed, world, [](const RankTime &r) { return r.off_cpu_delay; });
   t.not_placed = Share(timed, world, [](const RankTime &r) { return r.not_placed(); });
   if (!measured.empty()) {
     t.on_cpu = Share(measured, measured_world, [](const RankTime &r) { return r.on_cpu; });
@@ -166,6 +176,9 @@ std::string TimeLine(const TimeSummary &t) {
     line += ", " + part("I/O", t.io);
   if (t.omp_wait.max > 0)
     line += ", " + part("OpenMP waits", t.omp_wait);
+  if (t.off_cpu.max > 0 || t.off_cpu_delay.max > 0)
+    line += ", " + part("blocked off the CPU", t.off_cpu) + ", " +
+            part("waiting for a core", t.off_cpu_delay);
   line += ", not placed " + Percent(t.not_placed.median, 1) +
           " (most: " + Percent(t.not_placed.max, 1) + " on rank " +
           std::to_string(t.not_placed.max_rank) + ")";
@@ -189,6 +202,8 @@ void PutTimeJson(nlohmann::json &obj, const TimeSummary &t) {
                {"mpi", share(t.mpi)},
                {"io", share(t.io)},
                {"omp_wait", share(t.omp_wait)},
+               {"off_cpu", share(t.off_cpu)},
+               {"off_cpu_delay", share(t.off_cpu_delay)},
                {"not_placed", share(t.not_placed)},
                {"kernel_ranks", t.kernel_ranks},
                {"hosts", t.hosts},

@@ -34,10 +34,12 @@ struct TimeSummary {
   int kernel_ranks = 0; // of them, those with the kernel's account
   int hosts = 0;        // distinct hosts among them
   int max_ranks_per_host = 0;
-  uint32_t cores = 0;                                   // CPUs of the busiest host (0: unknown)
-  double median_wall = 0;                               // seconds
-  TimeShare computation, mpi, io, omp_wait, not_placed; // the program's view
-  TimeShare on_cpu, run_delay, blocked;                 // the kernel's view
+  uint32_t cores = 0;     // CPUs of the busiest host (0: unknown)
+  double median_wall = 0; // seconds
+  // The program's view; off_cpu and off_cpu_delay: the off-CPU source's
+  // blocked and waiting-for-a-core time outside calls and waits.
+  TimeShare computation, mpi, io, omp_wait, off_cpu, off_cpu_delay, not_placed;
+  TimeShare on_cpu, run_delay, blocked; // the kernel's view
   // Ranks sharing cores: the hosts hold more ranks than CPUs, or the ranks
   // were runnable but not running for a large share of their wall time.
   bool shared_cores = false;

@@ -141,7 +141,8 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
                                                   : "time over its median")
         << "), " << HtmlEscape(CostShares(rc)) << "; score " << Fmt("%.3f", rc.score)
         << "<br>time: rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
-        << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s<br>if fixed: ";
+        << " s here" << HtmlEscape(OffCpuShare(rc)) << ", median over ranks "
+        << Fmt("%.3f", rc.median_time) << " s<br>if fixed: ";
     if (rc.saved_seconds > 0)
       out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
     else

@@ -55,9 +55,11 @@ void WriteTimeSection(const ReportInput &in, std::ostream &out) {
   out << "<table class=time><tr><th>run</th><th>the program's view: all ranks' wall time</th>"
          "<th>the kernel's view</th></tr>\n";
   for (const Run &run : in.runs) {
-    double comp = 0, mpi = 0, io = 0, omp = 0, left = 0, on_cpu = 0, delay = 0, blocked = 0;
+    double comp = 0, mpi = 0, io = 0, omp = 0, off = 0, off_delay = 0, left = 0, on_cpu = 0,
+           delay = 0, blocked = 0;
     for (const RankTime &t : run.rank_time) {
       comp += t.computation, mpi += t.mpi, io += t.io, omp += t.omp_wait;
+      off += t.off_cpu, off_delay += t.off_cpu_delay;
       left += t.not_placed();
       if (t.kernel_measured())
         on_cpu += t.on_cpu, delay += t.run_delay, blocked += t.blocked();
@@ -68,6 +70,8 @@ void WriteTimeSection(const ReportInput &in, std::ostream &out) {
          {"MPI", "#f28e2b", mpi},
          {"I/O", "#b07aa1", io},
          {"OpenMP waits", "#edc948", omp},
+         {"blocked off the CPU", "#76b7b2", off},
+         {"waiting for a core", "#e15759", off_delay},
          {"not placed", "#bab0ac", left}},
         out);
     out << "</td><td>";

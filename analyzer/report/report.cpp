@@ -199,7 +199,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
           << " s\n";
     else
       out << "    time:      rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
-          << " s here, median over ranks " << Fmt("%.3f", rc.median_time) << " s\n";
+          << " s here" << OffCpuShare(rc) << ", median over ranks " << Fmt("%.3f", rc.median_time)
+          << " s\n";
     out << "    if fixed:  ";
     if (rc.saved_seconds > 0)
       out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
@@ -428,6 +429,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
          {"growth", growth},
          {"explanation", rc.explanation},
          {"culprit_time", rc.culprit_time},
+         {"culprit_off_cpu", rc.culprit_off_cpu},
          {"median_time", rc.median_time},
          {"evidence_samples", rc.evidence_samples},
          {"signal_to_noise", rc.signal_to_noise},

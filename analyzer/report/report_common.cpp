@@ -245,6 +245,13 @@ std::string CostShares(const RootCause &rc) {
          Fmt("%.3f", rc.wall_time) + " s wall time";
 }
 
+std::string OffCpuShare(const RootCause &rc) {
+  if (rc.culprit_off_cpu < 0.05 * rc.culprit_time || rc.culprit_off_cpu <= 0)
+    return "";
+  return " (of it " + Fmt("%.3f", rc.culprit_off_cpu) +
+         " s blocked off the CPU: a sleep, a system call or a page fault)";
+}
+
 std::string SavingsOverlapText(const DetectResult &r) {
   if (r.savings_sum <= 0)
     return "";

@@ -83,6 +83,9 @@ std::string Percent(double part, double whole);
 // time"). Why: CPU plus MPI wall time made a loop of 6% of a rank's CPU read
 // 0.4% on shared cores.
 std::string CostShares(const RootCause &rc);
+// " (of it 0.804 s blocked off the CPU: ...)" where a notable share of the
+// culprit's time at the cause was off the CPU, else "".
+std::string OffCpuShare(const RootCause &rc);
 // One sentence when the listed causes' savings sum past the wall time: they
 // overlap, and by how much ("" when they do not).
 std::string SavingsOverlapText(const DetectResult &r);

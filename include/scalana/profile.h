@@ -272,6 +272,16 @@ struct OmpRow {
   uint64_t iterations = 0;
 };
 bool IsOmpWait(const std::string &kind);
+// Time one thread spent off the CPU outside wrapped calls and OpenMP waits,
+// by the context it left the CPU at (the off-CPU source, docs/formats.md
+// section 3): its returns to a CPU there, the seconds blocked (a system
+// call, sleep, a page fault) and the seconds runnable but waiting for a
+// core. An empty context holds what no context could take.
+struct OffCpuRow {
+  uint32_t ctx = 0, thread = 0;
+  uint64_t switches = 0;
+  double blocked = 0, run_delay = 0;
+};
 
 struct RankData {
   int rank = 0;
@@ -298,6 +308,7 @@ struct RankData {
   std::vector<ThreadInfo> thread_info;
   std::vector<ThreadRow> thread_vertices;
   std::vector<OmpRow> omp;
+  std::vector<OffCpuRow> off_cpu;
   // How a rank's data ended when it is not part of a complete profile
   // (docs/formats.md section 3; both optional in files, written when set).
   // SNAPSHOT: the data is a periodic snapshot taken at wall_time, and no end

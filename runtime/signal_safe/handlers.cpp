@@ -64,7 +64,7 @@ uintptr_t InterruptedPc(void *ucontext) {
 // value, our perf event's descriptor (O_ASYNC) or its sig_data (SIGTRAP).
 // kill(), sigqueue() and the program's own timers on the same number carry
 // neither.
-enum class Origin { Ours, Late, Program };
+enum class Origin { Ours, Switch, Late, Program };
 Origin OriginOf(int sig, const ThreadSamples *t, const siginfo_t *si) {
   if (!si)
     return Origin::Program;
@@ -73,6 +73,9 @@ Origin OriginOf(int sig, const ThreadSamples *t, const siginfo_t *si) {
   if (sig == SIGTRAP && si->si_code == TRAP_PERF && PerfSigData(si) == kPerfSigData)
     // Our perf event's mark: never the program's, even once the event is gone.
     return t && (t->perf_fd >= 0 || t->perf_inherited) ? Origin::Ours : Origin::Late;
+  if (sig == SIGTRAP && si->si_code == TRAP_PERF && PerfSigData(si) == kSwitchSigData)
+    // The off-CPU source's: the thread is back on a CPU (off_cpu.cpp).
+    return t && t->switch_fd >= 0 ? Origin::Switch : Origin::Late;
   // SIGTRAP's codes share numbers with the poll ones (TRAP_BRKPT is POLL_IN):
   // a SIGTRAP not marked as ours above is the program's.
   if (sig != SIGTRAP && (si->si_code == POLL_HUP || si->si_code == POLL_IN)) {
@@ -106,6 +109,13 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
   int saved_errno = errno;
   ThreadSamples *t = tls_samples;
   Origin origin = OriginOf(sig, t, si);
+  if (origin == Origin::Switch) {
+    t->in_handler = 1;
+    OnReturnToCpu(t, InterruptedPc(ucontext), InterruptedSp(ucontext));
+    t->in_handler = 0;
+    errno = saved_errno;
+    return;
+  }
   if (origin != Origin::Ours) {
     if (origin == Origin::Program)
       ForwardToProgram(sig, si, ucontext);
@@ -119,6 +129,8 @@ void SampleSignalHandler(int sig, siginfo_t *si, void *ucontext) {
     else {
       t->in_handler = 1;
       RecordSample(t, InterruptedPc(ucontext), InterruptedSp(ucontext), spent, CounterDeltas(t));
+      if (t->switch_fd >= 0)
+        AfterCpuSample(t, InterruptedPc(ucontext), InterruptedSp(ucontext), spent);
       t->in_handler = 0;
     }
   }

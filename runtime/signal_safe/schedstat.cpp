@@ -39,7 +39,32 @@ bool TakeNumber(const char *&p, const char *end, uint64_t *out) {
   *out = v;
   return true;
 }
+
+// The two first numbers of a schedstat line read into BUF (N bytes).
+bool Parse(const char *buf, ssize_t n, SchedTimes *out) {
+  const char *q = buf;
+  return n > 0 && TakeNumber(q, buf + n, &out->on_cpu_ns) &&
+         TakeNumber(q, buf + n, &out->run_delay_ns);
+}
 } // namespace
+
+int OpenSchedTimes() {
+  int saved = errno;
+  int fd = open("/proc/thread-self/schedstat", O_RDONLY | O_CLOEXEC);
+  errno = saved;
+  return fd;
+}
+
+bool ReadSchedTimesFrom(int fd, SchedTimes *out) {
+  int saved = errno;
+  char buf[96];
+  ssize_t n;
+  do
+    n = pread(fd, buf, sizeof buf, 0);
+  while (n < 0 && errno == EINTR);
+  errno = saved;
+  return Parse(buf, n, out);
+}
 
 bool ReadSchedTimes(int tid, SchedTimes *out) {
   char path[64];
@@ -62,9 +87,7 @@ bool ReadSchedTimes(int tid, SchedTimes *out) {
       n = read(fd, buf, sizeof buf);
     while (n < 0 && errno == EINTR);
     close(fd);
-    const char *q = buf;
-    ok = n > 0 && TakeNumber(q, buf + n, &out->on_cpu_ns) &&
-         TakeNumber(q, buf + n, &out->run_delay_ns);
+    ok = Parse(buf, n, out);
   }
   errno = saved;
   return ok;

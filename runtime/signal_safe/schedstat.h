@@ -18,5 +18,11 @@ struct SchedTimes {
 // the thread is gone. Async-signal-safe: open, read and close on a stack
 // buffer, no allocation, errno preserved.
 bool ReadSchedTimes(int tid, SchedTimes *out);
+// The calling thread's schedstat kept open (-1 on failure), and a read of
+// it from the start: one pread where ReadSchedTimes opens and closes, and
+// no descriptor of the program's numbers taken while it runs (a handler's
+// open would shift what the program's other threads open meanwhile).
+int OpenSchedTimes();
+bool ReadSchedTimesFrom(int fd, SchedTimes *out);
 
 } // namespace scalana::rt

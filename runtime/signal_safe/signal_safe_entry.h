@@ -17,6 +17,8 @@ void ForwardToProgram(int sig, siginfo_t *info, void *ucontext);
 // What our perf events put in a SIGTRAP's si_perf_data (attr.sig_data):
 // tells their signals from the program's own breakpoints and perf events.
 inline constexpr unsigned long kPerfSigData = 0x5343414c414e4131ul; // "SCALANA1"
+// The same for the off-CPU source's context-switch events (off_cpu.cpp).
+inline constexpr unsigned long kSwitchSigData = 0x5343414c414e4132ul; // "SCALANA2"
 // si_perf_data of a SIGTRAP with si_code TRAP_PERF. glibc 2.36 does not name
 // the field: in the kernel's siginfo it is the first word of the union after
 // si_addr.

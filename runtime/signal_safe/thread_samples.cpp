@@ -138,6 +138,8 @@ ThreadSamples *NewThreadSamples() {
   auto *t = static_cast<ThreadSamples *>(p);
   t->papi_eventset = -1;
   t->perf_fd = -1;
+  t->switch_fd = -1;
+  t->schedstat_fd = -1;
   t->omp_thread = -1;
   t->index = g_thread_index.fetch_add(1, std::memory_order_relaxed);
   // Lock-free push: threads start concurrently.
@@ -176,6 +178,67 @@ static uint32_t WithForkFrames(const ThreadSamples *t, uint64_t *frames, uint32_
   return n + m;
 }
 
+namespace {
+// The context of the code interrupted at PC into FRAMES (capacity
+// kMaxProgramFrames + 1); false where it is the wrapper's own unwind (the
+// profiler's time, not the program's).
+bool InterruptedContext(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t *frames,
+                        uint32_t *n) {
+  *n = 0;
+  uint32_t m = t->mpi_frames_length;
+  if (m && sp && sp > t->mpi_call_frame) {
+    // Above the call's entry frame: a longjmp left the call. The next
+    // wrapper entry closes it (MpiCall); till then, the program's own time.
+    t->mpi_frames_length = 0;
+    m = 0;
+  }
+  if (m) {
+    // Inside an MPI call: its wrapper already knows the context.
+    for (uint32_t i = 0; i < m; ++i)
+      frames[(*n)++] = t->mpi_frames[i];
+    return true;
+  }
+  if (t->unwinding)
+    return false;
+  *n = WithForkFrames(t, frames, CaptureContext(pc, frames));
+  return true;
+}
+
+// The slot of context FRAMES[0..N) in T's table, made if new; null when the
+// table or its frame arena is full.
+SampleSlot *SlotOf(ThreadSamples *t, const uint64_t *frames, uint32_t n) {
+  uint64_t h = HashFrames(frames, n);
+  for (uint32_t probe = 0; probe < kSampleSlots; ++probe) {
+    SampleSlot &s = t->slots[(h + probe) & (kSampleSlots - 1)];
+    if (s.hash == 0) {
+      // Full arena, or a probe chain so long that the table is effectively
+      // full: drop (counted) rather than loop or allocate in a handler.
+      if (t->frames_used + n > kFrameArenaWords || probe > kSampleSlots / 2)
+        return nullptr;
+      for (uint32_t i = 0; i < n; ++i)
+        t->frames[t->frames_used + i] = frames[i];
+      s.frames_offset = t->frames_used;
+      s.frames_length = n;
+      t->frames_used += n;
+      // Publish the slot last (compiler fence, same thread): the finalize
+      // reader skips slots whose hash is 0, so it never sees a slot whose
+      // frames are not written yet.
+      std::atomic_signal_fence(std::memory_order_release);
+      s.hash = h;
+      return &s;
+    }
+    if (s.hash != h || s.frames_length != n)
+      continue;
+    bool same = true;
+    for (uint32_t i = 0; i < n && same; ++i)
+      same = t->frames[s.frames_offset + i] == frames[i];
+    if (same)
+      return &s;
+  }
+  return nullptr;
+}
+} // namespace
+
 void RecordSample(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t cpu_ns,
                   const long long *counters) {
   // The handler owns this frame: the context is built here first, so the
@@ -189,64 +252,36 @@ void RecordSample(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t cpu_ns,
   }
   uint64_t frames[kMaxProgramFrames + 1];
   uint32_t n = 0;
-  uint32_t m = t->mpi_frames_length;
-  if (m && sp && sp > t->mpi_call_frame) {
-    // Above the call's entry frame: a longjmp left the call. The next
-    // wrapper entry closes it (MpiCall); till then, the program's own time.
-    t->mpi_frames_length = 0;
-    m = 0;
-  }
-  if (m) {
-    // Inside an MPI call: its wrapper already knows the context.
-    for (uint32_t i = 0; i < m; ++i)
-      frames[n++] = t->mpi_frames[i];
-  } else if (t->unwinding) {
-    // Interrupted the wrapper's own unwind: counted as the profiler's time.
-    t->samples += 1;
-    t->in_profiler += 1;
+  t->samples += 1;
+  if (!InterruptedContext(t, pc, sp, frames, &n)) {
+    t->in_profiler += 1; // interrupted the wrapper's own unwind
     return;
-  } else {
-    n = CaptureContext(pc, frames);
-    n = WithForkFrames(t, frames, n);
   }
   if (n && frames[0] == kFramesTruncated)
     t->truncated += 1;
-  t->samples += 1;
-  uint64_t h = HashFrames(frames, n);
-  for (uint32_t probe = 0; probe < kSampleSlots; ++probe) {
-    SampleSlot &s = t->slots[(h + probe) & (kSampleSlots - 1)];
-    if (s.hash == 0) {
-      // Full arena, or a probe chain so long that the table is effectively
-      // full: drop (counted) rather than loop or allocate in a handler.
-      if (t->frames_used + n > kFrameArenaWords || probe > kSampleSlots / 2)
-        break;
-      for (uint32_t i = 0; i < n; ++i)
-        t->frames[t->frames_used + i] = frames[i];
-      s.frames_offset = t->frames_used;
-      s.frames_length = n;
-      t->frames_used += n;
-      // Publish the slot last (compiler fence, same thread): the finalize
-      // reader skips slots whose hash is 0, so it never sees a slot whose
-      // frames are not written yet.
-      std::atomic_signal_fence(std::memory_order_release);
-      s.hash = h;
-    } else if (s.hash != h || s.frames_length != n) {
-      continue;
-    } else {
-      bool same = true;
-      for (uint32_t i = 0; i < n && same; ++i)
-        same = t->frames[s.frames_offset + i] == frames[i];
-      if (!same)
-        continue;
-    }
-    s.samples += 1;
-    s.cpu_ns += cpu_ns;
-    if (counters)
-      for (int c = 0; c < t->counter_count; ++c)
-        s.counters[c] += uint64_t(counters[c]);
+  SampleSlot *s = SlotOf(t, frames, n);
+  if (!s) {
+    t->dropped += 1; // table or arena full: counted, reported in the profile
     return;
   }
-  t->dropped += 1; // table or arena full: counted, reported in the profile
+  s->samples += 1;
+  s->cpu_ns += cpu_ns;
+  if (counters)
+    for (int c = 0; c < t->counter_count; ++c)
+      s->counters[c] += uint64_t(counters[c]);
+}
+
+bool RecordOffCpu(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t blocked_ns,
+                  uint64_t delay_ns) {
+  uint64_t frames[kMaxProgramFrames + 1];
+  uint32_t n = 0;
+  SampleSlot *s = InterruptedContext(t, pc, sp, frames, &n) ? SlotOf(t, frames, n) : nullptr;
+  if (!s)
+    return false;
+  s->switches += 1;
+  s->blocked_ns += blocked_ns;
+  s->delay_ns += delay_ns;
+  return true;
 }
 
 } // namespace scalana::rt

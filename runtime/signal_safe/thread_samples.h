@@ -37,6 +37,10 @@ struct SampleSlot {
   // stands for the time since the one before, whatever the rate delivered.
   uint64_t cpu_ns;
   uint64_t counters[kMaxCounters];
+  // Time off the CPU outside wrapped calls and OpenMP waits that ended here
+  // (off_cpu.cpp): the returns to a CPU, the time blocked (sleep, a system
+  // call, a page fault) and the time runnable but waiting for a core.
+  uint64_t switches, blocked_ns, delay_ns;
 };
 
 // Time a thread spent waiting in the OpenMP runtime (a barrier, a
@@ -130,7 +134,17 @@ struct ThreadSamples {
   uint32_t index; // creation order in the process: 0 is the main thread
   int omp_thread; // thread number in its outermost OpenMP team, -1: none yet
   uint32_t omp_waits_dropped;
-  ThreadSamples *next; // registry of all threads, never unlinked
+  // The off-CPU source (signal_safe/off_cpu.cpp): this thread's
+  // context-switch event (-1: none); set when it left the CPU inside a
+  // wrapped call or an OpenMP wait, whose own records hold that time, until
+  // the call or wait ends; the wall clock and the kernel's account at its
+  // last return to a CPU (or end of such a call).
+  int switch_fd, schedstat_fd; // schedstat_fd: /proc/thread-self/schedstat, kept open
+  volatile int switch_paused;
+  uint64_t switch_wall_ns, switch_on_cpu_ns, switch_delay_ns;
+  uint64_t switch_sampled_ns;   // CPU time the samples booked since those marks
+  uint64_t off_cpu_unplaced_ns; // off-CPU time no context could take (table full, masked)
+  ThreadSamples *next;          // registry of all threads, never unlinked
   OmpWaitSlot omp_waits[kOmpWaitSlots];
   SampleSlot slots[kSampleSlots];
   uint64_t frames[kFrameArenaWords];
@@ -182,6 +196,11 @@ void PrepareUnwinding();
 // SP: the interrupted stack pointer (0 when unknown).
 void RecordSample(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t cpu_ns,
                   const long long *counters);
+// The same for time off the CPU that ended at PC (off_cpu.cpp): BLOCKED_NS
+// and DELAY_NS booked on the context's slot, no sample counted. False when
+// no slot could take it (the profiler's own code, a full table).
+bool RecordOffCpu(ThreadSamples *t, uintptr_t pc, uintptr_t sp, uint64_t blocked_ns,
+                  uint64_t delay_ns);
 
 // This thread's CPU clock in ns (a syscall; async-signal-safe).
 uint64_t ThreadCpuNs();

@@ -273,8 +273,9 @@ def profile_truth(runs):
                 return None
             name, kind, line = names[ctx]
             if name not in nodes:
-                nodes[name] = {"type": kind, "line": line, "cpu": [0.0] * n, "mpi": [0.0] * n,
-                               "wait": [0.0] * n, "counters": {c: [0.0] * n for c in counters}}
+                nodes[name] = {"type": kind, "line": line, "cpu": [0.0] * n, "off_cpu": [0.0] * n,
+                               "mpi": [0.0] * n, "wait": [0.0] * n,
+                               "counters": {c: [0.0] * n for c in counters}}
             elif (nodes[name]["type"], nodes[name]["line"]) != (kind, line):
                 raise Failure(f"{path}: two vertices named {name}")
             return nodes[name]
@@ -288,6 +289,9 @@ def profile_truth(runs):
             for row in r["mpi"]:
                 if (x := node(row[0])) is not None:
                     x["mpi"][slot] += row[2]
+            for row in r.get("off_cpu", []):  # blocked seconds; run delay is no vertex's
+                if (x := node(row[0])) is not None:
+                    x["off_cpu"][slot] += row[3]
             for row in r["deps"]:
                 if (x := node(row[0])) is not None:
                     x["wait"][slot] += row[7]

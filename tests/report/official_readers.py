@@ -100,7 +100,7 @@ def expected(run, root, children):
     rows, and the metrics of every export derived from them (docs/report.md)."""
     n = len(run["ranks"])
     hz = run["hz"]
-    zero = {"type": None, "line": None, "cpu": [0.0] * n, "mpi": [0.0] * n,
+    zero = {"type": None, "line": None, "cpu": [0.0] * n, "off_cpu": [0.0] * n, "mpi": [0.0] * n,
             "wait": [0.0] * n, "counters": {c: [0.0] * n for c in run["counters"]}}
     out = {}
 
@@ -109,9 +109,9 @@ def expected(run, root, children):
             raise Failure(f"{name} appears twice in the tree the reader built")
         own = run["nodes"].get(name, zero)
         if own["type"] == "mpi":
-            exc = [max(c, m) for c, m in zip(own["cpu"], own["mpi"])]
+            exc = [max(c, m) + o for c, m, o in zip(own["cpu"], own["mpi"], own["off_cpu"])]
         else:
-            exc = [c + m for c, m in zip(own["cpu"], own["mpi"])]
+            exc = [c + m + o for c, m, o in zip(own["cpu"], own["mpi"], own["off_cpu"])]
         inc = list(exc)
         for c in children.get(name, []):
             for i, t in enumerate(visit(c)["inc"]):
@@ -120,7 +120,8 @@ def expected(run, root, children):
         out[name] = {
             "own": own, "exc": exc, "inc": inc, "samples_per_rank": samples,
             "time": max(exc), "time (mean)": sum(exc) / n, "time (inc)": max(inc),
-            "cpu": max(own["cpu"]), "mpi": max(own["mpi"]), "mpi wait": sum(own["wait"]),
+            "cpu": max(own["cpu"]), "off cpu": max(own["off_cpu"]), "mpi": max(own["mpi"]),
+            "mpi wait": sum(own["wait"]),
             "samples": sum(samples), "ranks": sum(1 for t in inc if t > 0)}
         return out[name]
 
@@ -131,7 +132,7 @@ def expected(run, root, children):
     return out
 
 
-HATCHET_METRICS = ("time (inc)", "time", "time (mean)", "cpu", "mpi", "mpi wait", "samples",
+HATCHET_METRICS = ("time (inc)", "time", "time (mean)", "cpu", "off cpu", "mpi", "mpi wait", "samples",
                    "ranks")
 
 
@@ -373,7 +374,8 @@ def check_thicket():
 
 # ------------------------------------------------------------------ CUBE
 
-CUBE_METRICS = {"time": "exc", "cpu_time": "cpu", "mpi_time": "mpi", "mpi_wait": "wait",
+CUBE_METRICS = {"time": "exc", "cpu_time": "cpu", "off_cpu_time": "off_cpu", "mpi_time": "mpi",
+                "mpi_wait": "wait",
                 "samples": "samples_per_rank"}
 
 
@@ -427,7 +429,7 @@ def check_cube():
                 for name, cnode in by_name.items():
                     got = values.cnode_values(cnode, convert_to_exclusive=True)
                     field = CUBE_METRICS.get(metric.name)
-                    if field in ("cpu", "mpi", "wait"):
+                    if field in ("cpu", "off_cpu", "mpi", "wait"):
                         w = want[name]["own"][field]
                     elif field:
                         w = want[name][field]

@@ -216,7 +216,7 @@ def compute_samples(shown, rank):
 # Counts the runtime files beside its errors as facts of the run
 # (runtime/output.cpp, IsInformational).
 INFORMATIONAL = ("stack_truncated", "samples_in_profiler", "samples_while_blocked",
-                 "perf_fd_budget_timer")
+                 "perf_fd_budget_timer", "off_cpu_fd_budget")
 
 
 def dep_set(rows, kind):
@@ -1892,7 +1892,7 @@ from collective_cases import case_collective, case_collective_fallback  # noqa: 
 from claim_cases import case_one_job  # noqa: E402
 from option_cases import case_strict_values  # noqa: E402
 from time_cases import (case_mpiio, case_mpiio_scaling, case_posix_io, case_posix_io_scaling,  # noqa: E402
-                        case_time_shared_cores, case_time_split)
+                        case_time_off_cpu, case_time_shared_cores, case_time_split)
 
 CASES = {name[5:]: fn for name, fn in globals().items() if name.startswith("case_")}
 

@@ -86,6 +86,47 @@ def case_time_split(args):
              "report: median wall %s of %s" % (t["median_wall_seconds"], walls))
 
 
+def case_time_off_cpu(args):
+    # Under the perf source the off-CPU source places the sleep on the code
+    # that slept (docs/runtime.md, "Time off the CPU"), as blocked time, and
+    # the report's split counts it as such instead of "not placed".
+    np = args.np
+    exe = rt.build(args, args.exe)
+    out, p = rt.profile_run(args, exe, extra=["--sampler", "perf"], np=np,
+                            prog_args=["0.3", "0.5"])
+    own = own_figures(p.stdout)
+    rt.check(sorted(own) == list(range(np)), "every rank printed its figures: %s" % p.stdout)
+    rt.check("and time off the CPU" in p.stderr, "prof says the source runs: %s" % p.stderr)
+    shown = json.loads(rt.run([os.path.join(args.bin, "scalana"), "show", "--format", "json",
+                               out]).stdout)
+    resolved = shown["resolved"]
+    for r in shown["ranks"]:
+        rows = r.get("off_cpu", [])
+        where = {}
+        for ctx, thread, switches, blocked, delay in rows:
+            if thread == 0:
+                fn = (resolved[ctx] or {}).get("function", "(outside)")
+                where[fn] = where.get(fn, 0) + blocked
+        slept = own[r["rank"]]["sleep"]
+        rt.check(abs(where.get("rest", 0) - slept) <= REL * slept + ABS,
+                 "rank %d: %.3f s blocked placed in rest(), the program slept %.3f s: %s" %
+                 (r["rank"], where.get("rest", 0), slept, where))
+        rt.check(sum(where.values()) <= r["wall_time"] - r.get("on_cpu", 0) + ABS,
+                 "rank %d: blocked %.3f s placed, the kernel's account allows %.3f s" %
+                 (r["rank"], sum(where.values()), r["wall_time"] - r.get("on_cpu", 0)))
+    t = detect_time(args, out)
+    sleep_share = min(own[r["rank"]]["sleep"] / r["wall_time"] for r in shown["ranks"])
+    rt.check(t["off_cpu"]["median"] >= sleep_share * (1 - REL),
+             "report: blocked off the CPU %.3f of wall, the program slept %.3f of it" %
+             (t["off_cpu"]["median"], sleep_share))
+    rt.check(t["not_placed"]["median"] <= 0.05,
+             "report: not placed %.3f of wall, at most 5%% once the sleep is placed: %s" %
+             (t["not_placed"]["median"], t))
+    text = rt.run([os.path.join(args.bin, "scalana"), "detect", out]).stdout
+    rt.check(re.search(r"^time: .*blocked off the CPU [\d.]+%", text, re.M),
+             "the time line names the blocked time:\n%s" % text[:2000])
+
+
 def case_time_shared_cores(args):
     # More ranks than cores, all computing at once: each waits for a core
     # for most of its compute, and the report says so before any cause.

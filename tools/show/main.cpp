@@ -13,9 +13,9 @@
 #include "time_lines.h"
 #ifdef SCALANA_HAVE_PSG
 #include "../cli_options.h"
-#include "report/names.h"
 #include "frames.h"
 #include "psg.h"
+#include "report/names.h"
 #endif
 
 #include <CLI/CLI.hpp>
@@ -246,6 +246,19 @@ void PrintText(Profile p, const std::string &dir, std::optional<int> only_rank,
         std::snprintf(buf, sizeof buf, "   %-9llu %9.4f %12llu  ", (unsigned long long)x.calls,
                       x.seconds, (unsigned long long)x.bytes);
         lines.push_back({x.seconds, buf + Safe(Describe(p, res, x.ctx))});
+      }
+      print_sorted(std::move(lines));
+    }
+    if (!r.off_cpu.empty()) {
+      // Where threads came back to a CPU after leaving it outside calls and
+      // waits (docs/runtime.md, "Time off the CPU").
+      std::printf("   %-9s %9s %9s %6s  %s\n", "off-CPU", "blocked s", "waiting s", "thread",
+                  "vertex");
+      lines.clear();
+      for (const OffCpuRow &o : r.off_cpu) {
+        std::snprintf(buf, sizeof buf, "   %-9llu %9.4f %9.4f %6u  ",
+                      (unsigned long long)o.switches, o.blocked, o.run_delay, o.thread);
+        lines.push_back({o.blocked + o.run_delay, buf + Safe(Describe(p, res, o.ctx))});
       }
       print_sorted(std::move(lines));
     }
