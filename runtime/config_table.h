@@ -25,11 +25,11 @@
     "interrupt per sample, signalled by SIGTRAP: use timer under a debugger); auto is timer, "     \
     "moving a thread the tick starves (sampled under half "                                        \
     "its process's best rate) to perf; papi and itimer are older names of perf and timer")         \
-  X(OffCpu, "SCALANA_OFF_CPU", "off-cpu", "", Choice, "auto", "auto|off",                          \
-    "time off the CPU (blocked in a system call, asleep, in a page fault, waiting for a core) "    \
-    "placed on the line it left the CPU at, from a context-switch event per thread; auto: with "   \
-    "--sampler perf, where the kernel counts kernel mode (root, CAP_PERFMON or "                   \
-    "perf_event_paranoid <= 1)")                                                                   \
+  X(OffCpu, "SCALANA_OFF_CPU", "off-cpu", "", Choice, "off", "off|on",                             \
+    "on: time off the CPU (blocked in a system call, asleep, in a page fault, waiting for a "      \
+    "core) placed on the line it left the CPU at, from a context-switch event per thread: a "      \
+    "signal per switch, 2 to 14 us (docs/contexts.md); needs the perf source (auto then picks "    \
+    "it) and kernel-mode counting (root, CAP_PERFMON or perf_event_paranoid <= 1)")                \
   X(DepSample, "SCALANA_DEP_SAMPLE", "dep-sample", "", Uint, "100000", "0..4000000000",            \
     "per call context, after this many calls record MPI parameters for 1 in 16 calls, spread "     \
     "evenly (weighted x16); calls and time are always counted; 0 records every call")              \

@@ -121,10 +121,13 @@ void ChooseCounters(std::string *note) {
 // handler and a guard, which only the sampling signal has.
 void ChooseOffCpu(ThreadSamples *t, std::string *note) {
   SamplerState &s = Sampler();
-  if (config::Value(config::Id::OffCpu) == "off")
+  if (config::Value(config::Id::OffCpu) != "on")
     return;
-  if (s.kind != SampleSource::Perf)
-    return; // the timer's runs say nothing of it: the docs and the time split do
+  if (s.kind != SampleSource::Perf) {
+    AddNote(note, "time off the CPU not placed on lines: the off-CPU source needs the perf "
+                  "source (--sampler perf or auto), which did not start");
+    return;
+  }
   if (s.signal != SIGTRAP) {
     AddNote(note,
             "time off the CPU not placed on lines: the off-CPU source needs the perf "
@@ -157,8 +160,10 @@ void ChooseSource(ThreadSamples *t) {
   ChooseCounters(&note);
   std::string why;
   // auto: the timer, which costs a signal per sample and no interrupt of
-  // its own (docs/contexts.md); perf when asked, for rates past the tick.
-  bool perf = mode == "perf" || mode == "papi";
+  // its own (docs/contexts.md); perf when asked, for rates past the tick, or
+  // for the off-CPU source, which rides its SIGTRAP.
+  bool perf = mode == "perf" || mode == "papi" ||
+              (mode == "auto" && config::Value(config::Id::OffCpu) == "on");
   if (!InstallSampleHandler(perf, &why)) {
     s.source = "none";
     s.hz = 0;

@@ -161,6 +161,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   SumSavings(res);
   if (std::string hint = CommLayerHint(psg, res.root_causes); !hint.empty())
     res.hints.push_back(std::move(hint));
+  if (std::string hint = OffCpuHint(big, SummariseTime(big)); !hint.empty())
+    res.hints.push_back(std::move(hint));
   res.inconclusive = Inconclusive(res.root_causes, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   if (opts.predict > 0)

@@ -189,6 +189,18 @@ std::string TimeLine(const TimeSummary &t) {
   return line;
 }
 
+std::string OffCpuHint(const Run &run, const TimeSummary &t) {
+  // A tenth of the wall time: below it the clocks' edges and start-up.
+  constexpr double kNotPlacedShare = 0.10;
+  auto asked = run.meta.config.find("SCALANA_OFF_CPU");
+  if (t.ranks == 0 || t.not_placed.median < kNotPlacedShare ||
+      (asked != run.meta.config.end() && asked->second == "on"))
+    return "";
+  return Percent(t.not_placed.median, 1) + " of a rank's wall time (median) is not placed: " +
+         "off the CPU outside MPI and I/O calls (a sleep, a lock, a page fault, a busy core); " +
+         "`scalana prof --off-cpu on` places it on the lines that left the CPU (" + run.label + ")";
+}
+
 void PutTimeJson(nlohmann::json &obj, const TimeSummary &t) {
   using nlohmann::json;
   auto share = [](const TimeShare &s) {

@@ -51,6 +51,10 @@ TimeSummary SummariseTime(const Run &run);
 // were not shared) and the split of the wall time.
 std::string SharedCoresLine(const TimeSummary &t);
 std::string TimeLine(const TimeSummary &t);
+// A hint where a large share of the wall time is not placed and the run was
+// made without the off-CPU source (its note says why, where it was asked
+// for and did not start); "" otherwise.
+std::string OffCpuHint(const Run &run, const TimeSummary &t);
 // OBJ["time"]: the summary as numbers (shares are fractions of wall time).
 void PutTimeJson(nlohmann::json &obj, const TimeSummary &t);
 

@@ -81,6 +81,10 @@ def case_time_split(args):
     rt.check(t["not_placed"]["median"] >= sleep_share * (1 - REL),
              "report: not placed %.3f of wall, the program slept %.3f of it" %
              (t["not_placed"]["median"], sleep_share))
+    text = rt.run([os.path.join(args.bin, "scalana"), "detect", out]).stdout
+    rt.check(re.search(r"^hint: [\d.]+% of a rank's wall time \(median\) is not placed: .*"
+                       r"`scalana prof --off-cpu on`", text, re.M),
+             "the report says how to place the sleep:\n%s" % text[:2000])
     rt.check(t["kernel_ranks"] == np and t["ranks"] == np, "report: every rank timed: %s" % t)
     rt.check(abs(t["median_wall_seconds"] - sorted(walls)[len(walls) // 2]) < 1e-3,
              "report: median wall %s of %s" % (t["median_wall_seconds"], walls))
@@ -92,7 +96,7 @@ def case_time_off_cpu(args):
     # the report's split counts it as such instead of "not placed".
     np = args.np
     exe = rt.build(args, args.exe)
-    out, p = rt.profile_run(args, exe, extra=["--sampler", "perf"], np=np,
+    out, p = rt.profile_run(args, exe, extra=["--off-cpu", "on"], np=np,
                             prog_args=["0.3", "0.5"])
     own = own_figures(p.stdout)
     rt.check(sorted(own) == list(range(np)), "every rank printed its figures: %s" % p.stdout)
@@ -125,6 +129,7 @@ def case_time_off_cpu(args):
     text = rt.run([os.path.join(args.bin, "scalana"), "detect", out]).stdout
     rt.check(re.search(r"^time: .*blocked off the CPU [\d.]+%", text, re.M),
              "the time line names the blocked time:\n%s" % text[:2000])
+    rt.check("--off-cpu on" not in text, "no hint to turn on what ran:\n%s" % text[:2000])
 
 
 def case_time_shared_cores(args):
