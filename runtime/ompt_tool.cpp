@@ -7,8 +7,9 @@
 //    thread (call_sites.h: unwound once per call site and stack depth) and
 //    interned for good, which every worker of the region prefixes to its
 //    samples, so a function called from two places forks two contexts;
-//  - every wait in the runtime (barriers, taskwait, taskgroup, reductions)
-//    by (region context, the wait's return address, kind): count and wall
+//  - every wait in the runtime (barriers, taskwait, taskgroup, reductions,
+//    and to enter a critical section, take a lock or an ordered turn) by
+//    (region context, the wait's return address, kind): count and wall
 //    time, and the samples taken while waiting go to the wait, not to a
 //    context;
 //  - with --omp-worksharing, every worksharing loop by (region context,
@@ -106,6 +107,9 @@ struct OmpThread {
   unsigned depth = 0;                      // levels in use (deeper ones are not tracked)
   ForkContext *fork = nullptr;             // the fork context of this thread's stack, null: its own
   uint64_t wait_start = 0, work_start = 0; // g_clock's ticks
+  uint64_t mutex_start = 0;                // g_clock's ticks
+  OmpWaitSlot *mutex_slot = nullptr;       // the critical, lock or ordered the thread waits for
+  OmpWaitSlot *mutex_outer = nullptr;      // the wait it was in then (a lock taken in a task)
   uint64_t tick_checked = 0;               // when this thread's sampling rate was last judged
   OmpWaitSlot *work_slot = nullptr;        // the worksharing construct the thread is in
 };
@@ -264,6 +268,41 @@ void OnSyncRegionWait(ompt_sync_region_t kind, ompt_scope_endpoint_t endpoint, o
   }
 }
 
+// Waiting to enter a critical section, take a lock or an ordered turn (the
+// serialisation a team can lose its time to): a wait like a barrier's, from
+// mutex_acquire to mutex_acquired. Atomics are left out: libomp reports
+// them too, at a cost per update, and they are not waited for long.
+void OnMutexAcquire(ompt_mutex_t kind, unsigned int, unsigned int, ompt_wait_id_t,
+                    const void *codeptr) {
+  ThreadSamples *t = CurrentThread();
+  if (!t || kind == ompt_mutex_atomic)
+    return;
+  OmpThread &o = *Omp();
+  o.mutex_slot = WaitSlot(t, RegionFork(o), codeptr, kOmpMutexKind | uint32_t(kind));
+  if (!o.mutex_slot)
+    return;
+  o.mutex_outer = t->omp_wait;
+  o.mutex_start = g_clock.Now();
+  t->omp_wait = o.mutex_slot;
+}
+
+void OnMutexAcquired(ompt_mutex_t kind, ompt_wait_id_t, const void *) {
+  ThreadSamples *t = CurrentThread();
+  if (!t || kind == ompt_mutex_atomic)
+    return;
+  OmpThread &o = *Omp();
+  OmpWaitSlot *w = o.mutex_slot;
+  if (!w || t->omp_wait != w)
+    return;
+  uint64_t end = g_clock.Now();
+  t->omp_wait = o.mutex_outer;
+  o.mutex_slot = o.mutex_outer = nullptr;
+  if (!t->omp_wait)
+    ResumeOffCpu(t); // the wait's time off the CPU was the wait's (off_cpu.cpp)
+  w->count += 1;
+  w->wall_ns += end > o.mutex_start ? g_clock.ToNs(end - o.mutex_start) : 0;
+}
+
 void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *,
             uint64_t count, const void *codeptr) {
   ThreadSamples *t = CurrentThread();
@@ -296,6 +335,8 @@ int Initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
   set(ompt_callback_parallel_begin, reinterpret_cast<ompt_callback_t>(&OnParallelBegin));
   set(ompt_callback_implicit_task, reinterpret_cast<ompt_callback_t>(&OnImplicitTask));
   set(ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&OnSyncRegionWait));
+  set(ompt_callback_mutex_acquire, reinterpret_cast<ompt_callback_t>(&OnMutexAcquire));
+  set(ompt_callback_mutex_acquired, reinterpret_cast<ompt_callback_t>(&OnMutexAcquired));
   // The analyzer reads waits, not worksharing rows: unless asked for, the
   // work callback stays unregistered, and libomp skips two calls a construct
   // and thread (docs/runtime.md, "OpenMP").

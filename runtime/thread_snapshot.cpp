@@ -20,6 +20,19 @@ const char *OmpKindName(uint32_t kind) {
     // ompt_work_loop (1) and the schedules of OpenMP 5.2 (10-13).
     return work == 1 || (work >= 10 && work <= 13) ? "loop" : "work";
   }
+  if (kind & kOmpMutexKind) {
+    switch (kind & ~kOmpMutexKind) { // ompt_mutex_t
+    case 5:
+      return "critical";
+    case 7:
+      return "ordered";
+    case 3:
+    case 4:
+      return "nest_lock";
+    default:
+      return "lock";
+    }
+  }
   switch (kind) { // ompt_sync_region_t
   case 9:
     return "barrier"; // the implicit barrier closing a parallel region

@@ -53,6 +53,21 @@ void RunBuilder::State::AddPart(const Profile &part) {
       run.approximated_seconds += seconds;
     }
   };
+  // Whether a row of SECONDS at RES lands on a vertex; where it does not,
+  // the seconds are counted where the report says what was not placed.
+  auto on_vertex = [&](const Resolved &res, double seconds) {
+    if (res.outside)
+      run.outside_seconds += seconds;
+    else if (res.unplaced)
+      run.unplaced_seconds += seconds;
+    else if (res.vertex == kNoVertex)
+      ++run.unresolved_rows, run.unresolved_seconds += seconds;
+    else {
+      count_approximated(res, seconds);
+      return true;
+    }
+    return false;
+  };
   // 2. Communicators: numbered run-wide; duplicates within a part (MPI_Comm_dup)
   // stay distinct.
   std::vector<uint32_t> comm(part.comms.size());
@@ -137,20 +152,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
     run.rank_cpu[r] = float(rd.cpu_time > 0 ? rd.cpu_time : sampled);
     for (const MpiRow &row : rd.mpi) {
       const Resolved res = at(row.ctx);
-      if (res.outside) {
-        run.outside_seconds += row.seconds;
+      if (!on_vertex(res, row.seconds))
         continue;
-      }
-      if (res.unplaced) {
-        run.unplaced_seconds += row.seconds;
-        continue;
-      }
-      if (res.vertex == kNoVertex) {
-        ++run.unresolved_rows;
-        run.unresolved_seconds += row.seconds;
-        continue;
-      }
-      count_approximated(res, row.seconds);
       VertexSeries &s = SeriesOf(res.vertex);
       s.own_data = true;
       if (s.mpi.empty()) {
@@ -164,20 +167,8 @@ void RunBuilder::State::AddPart(const Profile &part) {
     for (const OffCpuRow &row : rd.off_cpu) {
       const Resolved res = at(row.ctx);
       // Run delay is left out of the vertices: the scheduler's, never a line's.
-      if (res.outside) {
-        run.outside_seconds += row.blocked;
+      if (!on_vertex(res, row.blocked))
         continue;
-      }
-      if (res.unplaced) {
-        run.unplaced_seconds += row.blocked;
-        continue;
-      }
-      if (res.vertex == kNoVertex) {
-        ++run.unresolved_rows;
-        run.unresolved_seconds += row.blocked;
-        continue;
-      }
-      count_approximated(res, row.blocked);
       VertexSeries &s = SeriesOf(res.vertex);
       s.own_data = true;
       if (s.off_cpu.empty())

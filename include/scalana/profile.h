@@ -257,7 +257,8 @@ struct ThreadRow {
 };
 // Time one thread spent in the OpenMP runtime at one place (OMPT): waits
 // (kind barrier, loop_barrier, explicit_barrier, other_barrier, taskwait,
-// taskgroup, reduction) with the samples taken while waiting, which are in
+// taskgroup, reduction; critical, lock, nest_lock, ordered: waiting to
+// enter one) with the samples taken while waiting, which are in
 // no `vertices` row, and worksharing (kind loop, work) with the constructs'
 // iterations (the whole loop's, as libomp reports them). CTX is the region's
 // fork context, then the construct's own return address where it has one of

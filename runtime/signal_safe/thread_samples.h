@@ -53,6 +53,9 @@ struct SampleSlot {
 // loop's whole count, as libomp reports it to every thread).
 inline constexpr uint32_t kOmpWaitSlots = 512; // power of two: masked probing
 inline constexpr uint32_t kOmpWorkKind = 0x100;
+// A wait to enter a critical section, take a lock or an ordered turn: kind
+// kOmpMutexKind | ompt_mutex_t, a wait like the sync regions'.
+inline constexpr uint32_t kOmpMutexKind = 0x200;
 struct OmpWaitSlot {
   const void *fork; // the region's fork context (ompt_tool.cpp), null: none known
   uintptr_t codeptr;

@@ -712,6 +712,43 @@ def case_openmp_names(args):
           "the region's body is named as C++ names it: %s" % sorted(names))
 
 
+def case_openmp_critical(args):
+    # Waits to enter a critical section are OpenMP waits of their own kind
+    # (OMPT mutex_acquire to mutex_acquired), timed like a barrier's and
+    # held to what the program measures itself.
+    src = Source(args.exe)
+    exe = build(args, args.exe, ["-fopenmp"])
+    out = tempfile.mkdtemp(prefix="scalana-rt-test-")
+    shutil.rmtree(out)
+    # Unbound: each thread on a core of its own, so one waits while the
+    # other holds the section (bound to one core, they take turns instead).
+    p = run(mpirun(args.np) + ["--bind-to", "none", os.path.join(args.bin, "scalana"), "prof",
+                               "-o", out, "--", exe])
+    own = {int(m.group(1)): (float(m.group(2)), float(m.group(3)))
+           for m in re.finditer(r"rank (\d+) waited ([\d.]+) ([\d.]+)", p.stdout)}
+    shown = Shown(args, out, src)
+    for r in shown.prof["ranks"]:
+        where = "rank %d: " % r["rank"]
+        omp_of = {t[0]: t[1] for t in r.get("thread_info", [])}
+        critical = {}
+        for ctx, thread, kind, count, seconds, samples, cpu, iters in r["omp"]:
+            if kind == "critical":
+                n, s = critical.get(omp_of.get(thread), (0, 0.0))
+                critical[omp_of.get(thread)] = (n + count, s + seconds)
+        waited = own[r["rank"]]
+        check(sorted(critical) == [0, 1], where + "both threads' critical waits: %s" % r["omp"])
+        for t in (0, 1):
+            n, s = critical[t]
+            check(n == 40, where + "thread %d entered the critical section 40 times: %d" % (t, n))
+            # 5 ms: two clock reads a wait, 40 waits, on either side.
+            check(abs(s - waited[t]) <= 0.2 * waited[t] + 0.005,
+                  where + "thread %d waited %.3f s to enter, the program measured %.3f s" %
+                  (t, s, waited[t]))
+    text = run([os.path.join(args.bin, "scalana"), "detect", out]).stdout
+    check(re.search(r"^time: .*OpenMP waits [\d.]+%", text, re.M),
+          "the time line counts the critical waits:\n%s" % text[:2000])
+
+
 def case_openmp_waits(args):
     # The default source. mpirun binds the rank to one core, so the two
     # threads share it and the scheduler switches them at the tick a CPU-time
