@@ -237,8 +237,11 @@ std::string Percent(double part, double whole) {
 std::string CostShares(const RootCause &rc) {
   std::string out;
   // I/O time is wall time in the call, not CPU time: no CPU share; nor
-  // where the cost exceeds the CPU time (time off the CPU is in it).
-  if (!rc.communication && !rc.io && rc.rank_cpu > 0 && rc.cost_seconds <= rc.rank_cpu)
+  // where the cost exceeds the CPU time or the culprit's time there was
+  // mostly off the CPU (time blocked is in it).
+  const bool mostly_off_cpu = rc.culprit_off_cpu > 0.5 * rc.culprit_time;
+  if (!rc.communication && !rc.io && !mostly_off_cpu && rc.rank_cpu > 0 &&
+      rc.cost_seconds <= rc.rank_cpu)
     out = Percent(rc.cost_seconds, rc.rank_cpu) + " of that rank's CPU time " +
           Fmt("%.3f", rc.rank_cpu) + " s, ";
   return out + Percent(rc.cost_seconds, rc.wall_time) + " of the run's " +
