@@ -110,6 +110,7 @@ struct OmpThread {
   uint64_t mutex_start = 0;                // g_clock's ticks
   OmpWaitSlot *mutex_slot = nullptr;       // the critical, lock or ordered the thread waits for
   OmpWaitSlot *mutex_outer = nullptr;      // the wait it was in then (a lock taken in a task)
+  OmpWaitSlot *last_mutex = nullptr;       // the last one's slot: a loop enters the same one
   uint64_t tick_checked = 0;               // when this thread's sampling rate was last judged
   OmpWaitSlot *work_slot = nullptr;        // the worksharing construct the thread is in
 };
@@ -278,8 +279,12 @@ void OnMutexAcquire(ompt_mutex_t kind, unsigned int, unsigned int, ompt_wait_id_
   if (!t || kind == ompt_mutex_atomic)
     return;
   OmpThread &o = *Omp();
-  o.mutex_slot = WaitSlot(t, RegionFork(o), codeptr, kOmpMutexKind | uint32_t(kind));
-  if (!o.mutex_slot)
+  const void *fork = RegionFork(o);
+  const uint32_t k = kOmpMutexKind | uint32_t(kind);
+  OmpWaitSlot *w = o.last_mutex;
+  if (!w || w->codeptr != uintptr_t(codeptr) || w->fork != fork || w->kind != k)
+    w = o.last_mutex = WaitSlot(t, fork, codeptr, k);
+  if (!(o.mutex_slot = w))
     return;
   o.mutex_outer = t->omp_wait;
   o.mutex_start = g_clock.Now();
