@@ -130,6 +130,10 @@ std::vector<Lie> ThreadLies() {
       {"OpenMP constructs 2^64-1",
        [](Profile &, RankData &r) { r.omp[0].count = kMax64; },
        {"omp[0][3] (count, with the rows before it) 1.84467e+19 OpenMP constructs"}},
+      {"one thread off the CPU past the wall time",
+       [](Profile &, RankData &r) { r.off_cpu[1].blocked = 15; },
+       {"off_cpu[1][3] (blocked and run delay, with thread 1's rows before it) 15.005 s off the "
+        "CPU is more than one thread ran"}},
   };
 }
 

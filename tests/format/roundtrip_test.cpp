@@ -24,6 +24,10 @@ TEST(FormatV3, ColumnsBlockRoundTripIsExact) {
   ASSERT_EQ(back.ranks.size(), 8u);
   EXPECT_EQ(back.ranks[3].thread_info.size(), 3u);
   EXPECT_EQ(back.ranks[3].omp[0].kind, "barrier");
+  ASSERT_EQ(back.ranks[3].off_cpu.size(), 3u);
+  EXPECT_EQ(back.ranks[3].off_cpu[2].thread, 5u);
+  ASSERT_EQ(back.ranks[2].off_cpu.size(), 1u);
+  EXPECT_EQ(back.ranks[2].off_cpu[0].switches, 20u);
   EXPECT_EQ(back.ranks[3].snapshot, true);
   EXPECT_EQ(back.ranks[3].end_signal, 9);
   EXPECT_EQ(back.ranks[2].deps[2].seqs.size(), 2u);

@@ -105,6 +105,9 @@ inline Profile RichProfile(int nranks, bool ended = false) {
       d.thread_info = {{0, 0, 900, 4.5, 0.5, 12.0}, {1, 1, 800, 4.0, 0.75, 11.5}, {5, -1, 3, 0.02}};
       d.thread_vertices = {{7, 0, 10, 0.05}, {7, 1, 12, 0.06}, {8, 5, 1, 0.005}};
       d.omp = {{9, 1, "barrier", 40, 0.2, 5, 0.025, 0}, {9, 0, "loop", 40, 1.5, 0, 0, 4000}};
+      d.off_cpu = {{10, 0, 50, 0.4, 0.01}, {11, 1, 3, 0.02, 0.005}, {38, 5, 0, 0.001, 0}};
+    } else if (r % 3 == 2) {
+      d.off_cpu = {{10, 0, 20, 0.3 + r * 1e-9, 0.002}}; // a rank of one thread: thread 0's
     }
     if (ended && r % 5 == 3) {
       d.snapshot = true;
