@@ -163,6 +163,10 @@ std::string ReadProfileBytes(const std::string &path) { return ReadBytes(path); 
 
 bool IsOmpWait(const std::string &kind) { return kind != "loop" && kind != "work"; }
 
+bool IsOmpSerialWait(const std::string &kind) {
+  return kind == "critical" || kind == "lock" || kind == "nest_lock" || kind == "ordered";
+}
+
 const char *ToString(DepKind k) {
   switch (k) {
   case DepKind::Send:

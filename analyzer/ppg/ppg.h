@@ -51,6 +51,7 @@ struct ThreadTime {
 // to count ranks per host; CORES: its CPUs online (0: unknown).
 struct RankTime {
   float wall = 0, computation = 0, mpi = 0, io = 0, omp_wait = 0;
+  float omp_serial = 0; // of omp_wait, entering critical sections, locks and ordered turns
   // The off-CPU source's account outside wrapped calls and OpenMP waits:
   // blocked (a system call, sleep, a page fault) and runnable but waiting
   // for a core, where the thread left the CPU.

@@ -35,16 +35,20 @@ RankTime MainThreadTime(const RankData &rd, double sampled, double in_mpi) {
   double mpi = 0, io = 0;
   for (const MpiRow &m : rd.mpi)
     (IsIoOperation(m.op) ? io : mpi) += m.seconds;
-  double omp_wait = 0;
+  double omp_wait = 0, omp_serial = 0;
   for (const OmpRow &o : rd.omp)
-    if (o.thread == 0 && IsOmpWait(o.kind))
+    if (o.thread == 0 && IsOmpWait(o.kind)) {
       omp_wait += o.seconds;
+      if (IsOmpSerialWait(o.kind))
+        omp_serial += o.seconds;
+    }
   // Threads other than the main one may call MPI too (MPI_THREAD_MULTIPLE)
   // and sample inside it: no figure is allowed past the wall time.
   const double wall = std::max(0.0, rd.wall_time);
   t.mpi = float(std::min(mpi, wall));
   t.io = float(std::min(io, wall - double(t.mpi)));
   t.omp_wait = float(std::min(omp_wait, wall - double(t.mpi) - double(t.io)));
+  t.omp_serial = float(std::min(omp_serial, double(t.omp_wait)));
   t.computation = float(std::clamp(sampled - others - in_mpi, 0.0, wall));
   double blocked = 0, delay = 0;
   for (const OffCpuRow &o : rd.off_cpu)
@@ -129,6 +133,7 @@ TimeSummary SummariseTime(const Run &run) {
   t.mpi = Share(timed, world, [](const RankTime &r) { return r.mpi; });
   t.io = Share(timed, world, [](const RankTime &r) { return r.io; });
   t.omp_wait = Share(timed, world, [](const RankTime &r) { return r.omp_wait; });
+  t.omp_serial = Share(timed, world, [](const RankTime &r) { return r.omp_serial; });
   t.off_cpu = Share(timed, world, [](const RankTime &r) { return r.off_cpu; });
   t.off_cpu_delay = Share(timed, world, [](const RankTime &r) { return r.off_cpu_delay; });
   t.not_placed = Share(timed, world, [](const RankTime &r) { return r.not_placed(); });
@@ -176,6 +181,8 @@ std::string TimeLine(const TimeSummary &t) {
     line += ", " + part("I/O", t.io);
   if (t.omp_wait.max > 0)
     line += ", " + part("OpenMP waits", t.omp_wait);
+  if (t.omp_serial.max > 0)
+    line += " (of them serialised: " + part("critical sections and locks", t.omp_serial) + ")";
   if (t.off_cpu.max > 0 || t.off_cpu_delay.max > 0)
     line += ", " + part("blocked off the CPU", t.off_cpu) + ", " +
             part("waiting for a core", t.off_cpu_delay);
@@ -214,6 +221,7 @@ void PutTimeJson(nlohmann::json &obj, const TimeSummary &t) {
                {"mpi", share(t.mpi)},
                {"io", share(t.io)},
                {"omp_wait", share(t.omp_wait)},
+               {"omp_serial", share(t.omp_serial)},
                {"off_cpu", share(t.off_cpu)},
                {"off_cpu_delay", share(t.off_cpu_delay)},
                {"not_placed", share(t.not_placed)},

@@ -39,6 +39,7 @@ struct TimeSummary {
   // The program's view; off_cpu and off_cpu_delay: the off-CPU source's
   // blocked and waiting-for-a-core time outside calls and waits.
   TimeShare computation, mpi, io, omp_wait, off_cpu, off_cpu_delay, not_placed;
+  TimeShare omp_serial; // of omp_wait: critical sections, locks, ordered
   TimeShare on_cpu, run_delay, blocked; // the kernel's view
   // Ranks sharing cores: the hosts hold more ranks than CPUs, or the ranks
   // were runnable but not running for a large share of their wall time.

@@ -273,6 +273,9 @@ struct OmpRow {
   uint64_t iterations = 0;
 };
 bool IsOmpWait(const std::string &kind);
+// A wait to enter a critical section, take a lock or an ordered turn: the
+// team serialised there.
+bool IsOmpSerialWait(const std::string &kind);
 // Time one thread spent off the CPU outside wrapped calls and OpenMP waits,
 // by the context it left the CPU at (the off-CPU source, docs/formats.md
 // section 3): its returns to a CPU there, the seconds blocked (a system

@@ -745,8 +745,16 @@ def case_openmp_critical(args):
                   where + "thread %d waited %.3f s to enter, the program measured %.3f s" %
                   (t, s, waited[t]))
     text = run([os.path.join(args.bin, "scalana"), "detect", out]).stdout
-    check(re.search(r"^time: .*OpenMP waits [\d.]+%", text, re.M),
-          "the time line counts the critical waits:\n%s" % text[:2000])
+    check(re.search(r"^time: .*OpenMP waits [\d.]+%.* \(of them serialised: critical sections "
+                    r"and locks [\d.]+%", text, re.M),
+          "the time line counts the critical waits as serialisation:\n%s" % text[:2000])
+    t = json.loads(run([os.path.join(args.bin, "scalana"), "detect", "--format", "json",
+                        out]).stdout)["runs"][-1]["time"]
+    main_wait = critical[0][1]
+    wall = shown.prof["ranks"][0]["wall_time"]
+    check(abs(t["omp_serial"]["median"] - main_wait / wall) <= 0.01,
+          "JSON: serialised %.4f of wall, thread 0 waited %.3f s of %.3f s: %s" %
+          (t["omp_serial"]["median"], main_wait, wall, t["omp_serial"]))
 
 
 def case_openmp_waits(args):
