@@ -103,7 +103,13 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
       r.location = vx.loc.file + ":" + std::to_string(vx.loc.line);
       // Demangled as the reports name it: an OpenMP region's body read
       // "_ZL28CalcFBHourglassForceForElems…omp_outlined_debug__" (LULESH).
+      // An outlined body is the region of the function it came from, not
+      // its clone: "Hydro::doCycle(double) (parallel region)", where the
+      // symbol reads "... [clone .omp_outlined_debug__.15]" (PENNANT).
       r.function = ReadableName(psg.FunctionOf(v).name);
+      if (psg.FunctionOf(v).outlined != OmpRegion::None)
+        r.function =
+            r.function.substr(0, r.function.find(" [clone .")) + " (" + psg.FunctionName(v) + ")";
       r.label = vx.label;
       for (const CallSite &c : psg.CallSites(v)) {
         std::string file = c.loc.file.substr(c.loc.file.rfind('/') + 1);
