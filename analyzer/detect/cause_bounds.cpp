@@ -5,6 +5,7 @@
 // Each figure is held to the measurement it rests on, and the report says
 // which were, so a reader never sees a cost above the culprit's own time.
 #include "detect/detect_stages.h"
+#include "report/report_common.h"
 
 #include <algorithm>
 #include <cstdio>
@@ -79,6 +80,31 @@ void BoundCauseFigures(const Psg &psg, const Run &big, std::vector<RootCause> &c
     } else {
       rc.saved_seconds = std::max(0.0, saved);
     }
+  }
+}
+
+void HoldWaitsToTheUnexplained(const Psg &psg, std::vector<RootCause> &causes) {
+  // The computation cause of another rank that costs the most: a rank
+  // waits at most that much longer for the ranks it needs because of it.
+  for (RootCause &rc : causes) {
+    if (!rc.communication || rc.io || rc.thread_imbalance)
+      continue;
+    const RootCause *late = nullptr;
+    for (const RootCause &c : causes)
+      if (!c.communication && !c.io && c.culprit_rank != rc.culprit_rank && c.saved_seconds > 0 &&
+          (!late || c.cost_seconds > late->cost_seconds))
+        late = &c;
+    if (!late || late->cost_seconds < 5e-4)
+      continue;
+    const double left = std::max(0.0, rc.cost_seconds - late->cost_seconds);
+    rc.bounds.push_back("cost held to " + Seconds(left) + ": up to " +
+                        Seconds(std::min(rc.cost_seconds, late->cost_seconds)) +
+                        " of its growth can be the wait for rank " +
+                        std::to_string(late->culprit_rank) + ", late by the cause at " +
+                        report_common::BaseName(report_common::FileOf(psg, late->vertex)) + ":" +
+                        std::to_string(psg.vertex(late->vertex).loc.line));
+    rc.cost_seconds = left;
+    rc.saved_seconds = std::min(rc.saved_seconds, left);
   }
 }
 

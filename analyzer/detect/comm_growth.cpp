@@ -49,12 +49,15 @@ std::vector<CommGrowth> CommunicationGrowth(const Psg &psg, const Run &small, co
 
 namespace {
 
-// G's big-to-small ratio of WHAT (1 when absent; infinite from nothing).
+// G's big-to-small ratio of WHAT (infinite from nothing). 0 when there is
+// none at either scale: nothing grew, whatever the scaling model expects
+// (strong scaling names a ratio of 1, which none-to-none is not: PENNANT's
+// Allreduce "messages per rank grow x1.0" with no messages at all).
 double GrowthRatio(const std::vector<CommGrowth> &g, const char *what) {
   for (const CommGrowth &x : g)
     if (x.what == what)
-      return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 1.0);
-  return 1.0;
+      return x.small > 0 ? x.big / x.small : (x.big > 0 ? INFINITY : 0.0);
+  return 0.0;
 }
 
 // Past x100 the small run's figure is near nothing and the ratio says more
@@ -76,14 +79,37 @@ std::string ExplainIoGrowth(const std::vector<CommGrowth> &g) {
          "the data of all ranks";
 }
 
+// Per rank, weak scaling keeps the work (and usually the traffic) constant;
+// strong scaling shrinks it. Growth beyond 1.5x is what we name.
+double GrowthLimit(ScalingMode scaling) { return scaling == ScalingMode::Strong ? 1.0 : 1.5; }
+
 } // namespace
+
+bool TrafficExplains(const std::vector<CommGrowth> &g, ScalingMode scaling, double cost) {
+  // Grown beyond the model, and by enough to matter at a slow network's
+  // rates: 15 more messages of 8 bytes (master/worker's Waitany at 8
+  // ranks) explain no second of waiting; 29 MB more per rank (an
+  // all-to-all's) can. From none (one rank sends nothing) says nothing.
+  constexpr double kSlowLatency = 50e-6, kSlowBandwidth = 100e6; // s a message, bytes a second
+  constexpr double kMatters = 0.1;                               // of the cost
+  const double limit = GrowthLimit(scaling);
+  bool grew = false;
+  for (const char *what : {"bytes", "messages", "peers"})
+    if (const double r = GrowthRatio(g, what); std::isfinite(r) && r >= limit)
+      grew = true;
+  double more = 0;
+  for (const CommGrowth &x : g)
+    if (x.what == "bytes")
+      more += std::max(0.0, x.big - x.small) / kSlowBandwidth;
+    else if (x.what == "messages")
+      more += std::max(0.0, x.big - x.small) * kSlowLatency;
+  return grew && more >= kMatters * cost;
+}
 
 std::string ExplainGrowth(const std::vector<CommGrowth> &g, ScalingMode scaling) {
   auto ratio = [&](const char *what) { return GrowthRatio(g, what); };
   auto times = Times;
-  // Per rank, weak scaling keeps the work (and usually the traffic) constant;
-  // strong scaling shrinks it. Growth beyond 1.5x is what we name.
-  const double limit = scaling == ScalingMode::Strong ? 1.0 : 1.5;
+  const double limit = GrowthLimit(scaling);
   std::vector<std::string> grew;
   if (ratio("bytes") >= limit)
     grew.push_back("bytes per rank grow " + times(ratio("bytes")));

@@ -152,8 +152,14 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   for (RootCause &rc : res.root_causes)
     rc.io = IsIoVertex(psg, big, rc.vertex);
 
+  // --- Waits no path explained, less what other ranks' causes explain;
+  // growth that is the machine's, not a line's (contention.cpp).
+  HoldWaitsToTheUnexplained(psg, res.root_causes);
+  SeparateContention(psg, runs, smallest, largest, opts, layer, res);
+
   // --- No figure past what the run supports (cause_bounds.cpp).
   BoundCauseFigures(psg, big, res.root_causes);
+  BoundCauseFigures(psg, big, res.contention);
 
   // --- The order of the causes (rank_causes.cpp), and whether the data can
   // tell (inconclusive.cpp).
@@ -163,7 +169,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
     res.hints.push_back(std::move(hint));
   if (std::string hint = OffCpuHint(big, SummariseTime(big)); !hint.empty())
     res.hints.push_back(std::move(hint));
-  res.inconclusive = Inconclusive(res.root_causes, big);
+  res.inconclusive = Inconclusive(res, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);
   if (opts.predict > 0)
     res.prediction = PredictAt(psg, runs, res, opts.predict);

@@ -44,6 +44,10 @@ struct DetectOptions {
   // conveyors over SHMEM. Its time is waiting, as an MPI call's is: never a
   // computation cause; backtracking goes through it to what made it wait.
   std::vector<std::string> comm_layers;
+  // --minor-share: a cause whose fix saves less than this share of the wall
+  // time (and costs less than it of its rank's CPU time) is listed as minor,
+  // after the causes that matter (rank_causes.cpp).
+  double minor_share = 0.01;
 };
 
 // --- Statistics, exposed for tests.
@@ -91,7 +95,12 @@ ScalingInference InferScaling(const Psg &psg, const std::vector<Run> &runs, doub
 struct NonScalableVertex {
   VertexId vertex = kNoVertex;
   double slope = 0, intercept = 0, expected = 0;
-  double share = 0;                           // of total time in the largest run
+  double share = 0; // of total time in the largest run
+  // Its share at kShareAhead times the largest run's ranks, its slope and
+  // the program's kept: what --min-share also accepts, so a serial section
+  // that grows with the ranks is found while it is still small.
+  double share_ahead = 0;
+  static constexpr int kShareAhead = 4;
   double score = 0;                           // (slope - expected) * share
   std::vector<std::pair<int, double>> merged; // (ranks, merged seconds) per run
   // How many calling contexts of one line the figures sum: 1 for a vertex
@@ -199,6 +208,10 @@ struct RootCause {
   // threads, whose time grows beyond the expected scaling: the serial
   // fraction, which no thread count shortens (Amdahl).
   bool serial_fraction = false;
+  // Machine contention (contention.cpp): why its growth is the machine's
+  // (ranks sharing cores, caches and memory bandwidth), not this code's; set
+  // only on DetectResult::contention, which holds no savings or waits.
+  std::string contention;
 };
 
 struct DetectResult {
@@ -211,7 +224,10 @@ struct DetectResult {
   std::string scaling_reason; // one sentence: which model and why
   std::vector<NonScalableVertex> non_scalable;
   std::vector<AbnormalVertex> abnormal; // all runs, largest excess first
-  std::vector<RootCause> root_causes;   // computation, then communication; largest cost first
+  // Largest saving first (rank_causes.cpp); causes under opts.minor_share in
+  // MINOR_CAUSES, in the same order; growth that is the machine's, not a
+  // line's, in CONTENTION (largest first).
+  std::vector<RootCause> root_causes, minor_causes, contention;
   // The wall-time savings of the causes listed, summed, when that exceeds
   // the largest run's wall time (0 otherwise): they overlap, one fix's
   // saving partly another's (the same waits, one critical path).

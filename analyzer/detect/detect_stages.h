@@ -165,6 +165,11 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
                             const detect_internal::CommLayer &layer, TracedCauses &traced,
                             DetectResult &res);
 
+// Whether G's bytes, messages or peers per rank grow beyond the scaling
+// model, by enough to account for a tenth of COST at a slow network's
+// rates: the program sends more, which no machine explains. comm_growth.cpp.
+bool TrafficExplains(const std::vector<CommGrowth> &g, ScalingMode scaling, double cost);
+
 // When no --comm-layer covers it and the first computation cause of CAUSES
 // looks like a polling layer (non-scalable, not abnormal on one rank, in a
 // file that makes MPI or SHMEM calls), a hint naming the pattern that would
@@ -176,6 +181,15 @@ std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes);
 void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
                  detect_internal::CauseCosts &costs, DetectResult &res);
 
+// Causes whose growth is the machine's where ranks share cores (their wait
+// no more than the ranks' run delay grew, their computation no more than
+// the median vertex's) moved from RES.root_causes to RES.contention; the
+// part of a cause's cost that is the machine's taken off it, and said.
+// contention.cpp.
+void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t smallest,
+                        size_t largest, const DetectOptions &opts,
+                        const detect_internal::CommLayer &layer, DetectResult &res);
+
 // RES.root_causes in the order they are reported; it and RES.non_scalable
 // cut to opts.top. rank_causes.cpp.
 void RankCauses(const DetectOptions &opts, DetectResult &res);
@@ -184,12 +198,17 @@ void RankCauses(const DetectOptions &opts, DetectResult &res);
 // cost within the time it was measured from, waits within the waits that
 // exist, savings within the wall time; each figure bounded is said.
 void BoundCauseFigures(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
+// A communication cause no path explained (comm_growth.cpp) may still be
+// waiting for another rank's computation cause: its cost, and saving, held
+// to the growth that the costliest such cause cannot account for.
+void HoldWaitsToTheUnexplained(const Psg &psg, std::vector<RootCause> &causes);
 // The savings of the causes listed against the wall time: set when they
 // sum past it (DetectResult::savings_sum).
 void SumSavings(DetectResult &res);
 
-// With computation causes but none of them clear of sampling noise: one
-// sentence saying so and what run would tell; else empty. inconclusive.cpp.
-std::string Inconclusive(const std::vector<RootCause> &causes, const Run &big);
+// With computation causes but none of them clear of sampling noise, or the
+// clearest within the spread of the other candidates' costs: one sentence
+// saying so and what run would tell; else empty. inconclusive.cpp.
+std::string Inconclusive(const DetectResult &res, const Run &big);
 
 } // namespace scalana

@@ -2,6 +2,7 @@
 // one table (where, kind, ranks, cost, score, what a fix saves), then one
 // card each with the text report's figures, its scaling plot, its
 // backtracking path and per-rank bars.
+#include "report/cause_lists.h"
 #include "report/html_parts.h"
 #include "report/names.h"
 #include "report/report_common.h"
@@ -86,6 +87,7 @@ void WriteCauseSummary(const ReportInput &in, std::ostream &out) {
     out << "<p class=inconclusive>" << HtmlEscape(overlap) << "</p>\n";
   if (r.root_causes.empty()) {
     out << "<p>" << HtmlEscape(NoCauseText(in)) << "</p>\n";
+    WriteCauseListsHtml(in, out);
     return;
   }
   out << "<table id=cause-table><tr><th>#</th><th>where</th><th>what</th><th>ranks</th>"
@@ -115,6 +117,9 @@ void WriteCauseSummary(const ReportInput &in, std::ostream &out) {
     }
   }
   out << "</table>\n";
+  // Under the table, so the first cause stays on the first screen.
+  out << "<p class=order>" << HtmlEscape(OrderText(in)) << "</p>\n";
+  WriteCauseListsHtml(in, out);
 }
 
 void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &out) {

@@ -40,7 +40,9 @@ ScalingPlotData PlotDataOf(const NonScalableVertex &ns) {
   d.intercept = ns.intercept;
   d.has_expected = true;
   d.expected = ns.expected;
-  if (ns.model.ok && !d.measured.empty()) {
+  // One growth figure: a model that does not grow as the fit does is left
+  // out of the plot (the text report says why).
+  if (ns.model.ok && !d.measured.empty() && ModelFollowsSlope(ns)) {
     d.model = ModelCurve(ns.model, d.measured.front().first, d.measured.back().first);
     d.model_label = ModelText(ns.model);
   }
@@ -140,9 +142,15 @@ std::string ScalingPlot(const ScalingPlotData &d, const std::string &id, const s
       o << "<text class=tick x=" << Num(X(p)) << " y=" << H - B + 14
         << " text-anchor=middle font-size=10>" << p << "</text>";
     }
+  // Ticks nearer than a label's height are skipped: on a flat series the
+  // three fall on one another (IOR's).
+  double last_y = 1e9;
   for (double y : {y0, std::sqrt(y0 * y1), y1})
-    o << "<text class=tick x=" << L - 4 << " y=" << Num(Y(y) + 3)
-      << " text-anchor=end font-size=10>" << Seconds(y) << "</text>";
+    if (last_y - Y(y) >= 12) {
+      last_y = Y(y);
+      o << "<text class=tick x=" << L - 4 << " y=" << Num(Y(y) + 3)
+        << " text-anchor=end font-size=10>" << Seconds(y) << "</text>";
+    }
   o << "<text x=" << (W + L) / 2 << " y=" << H - 6
     << " text-anchor=middle font-size=11>ranks (log)</text>"
     << "<text x=12 y=" << (H - B + T) / 2 << " font-size=11 transform='rotate(-90 12 "

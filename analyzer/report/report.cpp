@@ -1,6 +1,7 @@
 #include "report/report.h"
 #include "ppg/rank_time.h"
 #include "report/async_report.h"
+#include "report/cause_lists.h"
 #include "report/predict_report.h"
 #include "report/report_common.h"
 
@@ -173,6 +174,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     out << Safe(r.inconclusive) << "\n";
   if (std::string overlap = SavingsOverlapText(r); !overlap.empty())
     out << overlap << "\n";
+  if (!r.root_causes.empty())
+    out << OrderText(in) << "\n";
   int n = 0;
   for (const RootCause &rc : r.root_causes) {
     const Vertex &x = in.psg.vertex(rc.vertex);
@@ -272,6 +275,7 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     }
   }
 
+  WriteCauseListsText(in, out);
   WritePredictionText(in, out);
   WriteHotSpotsText(in, out);
 
@@ -290,14 +294,21 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
     else if (seen_labels[label] > 1)
       label += "  via " + JoinPath(CallSites(in.psg, ns.vertex));
     out << "  " << Safe(label) << "  slope " << Fmt("%.2f", ns.slope) << " (expected "
-        << Fmt("%.2f", ns.expected) << "), share " << Fmt("%.1f", 100 * ns.share) << "%, score "
-        << Fmt("%.3f", ns.score) << "  [";
+        << Fmt("%.2f", ns.expected) << "), share " << Fmt("%.1f", 100 * ns.share) << "%"
+        << (ns.share < in.options.min_share
+                ? " (" + Fmt("%.1f", 100 * ns.share_ahead) + "% at " +
+                      std::to_string(NonScalableVertex::kShareAhead * BigRun(in).world_size) +
+                      " ranks if its slope and the program's hold)"
+                : std::string())
+        << ", score " << Fmt("%.3f", ns.score) << "  [";
     for (size_t i = 0; i < ns.merged.size(); ++i)
       out << (i ? " " : "") << ns.merged[i].first << ":" << Fmt("%.3g", ns.merged[i].second);
     out << "]\n";
-    if (ns.model.ok)
+    if (ns.model.ok && ModelFollowsSlope(ns))
       out << "    model: " << ModelText(ns.model) << "  (leading " << LeadingText(ns.model) << ", "
           << ns.model.Confidence() << " confidence)\n";
+    else if (ns.model.ok)
+      out << "    model: " << Safe(ModelSlopeText(ns)) << "\n";
   }
   out << "\n== Abnormal vertices ==\n";
   if (r.abnormal.empty())
@@ -330,6 +341,70 @@ void PutRanks(nlohmann::json &obj, const std::string &key, std::vector<int> rank
   if (ranks.size() > kMaxJsonRanks)
     ranks.resize(kMaxJsonRanks);
   obj[key] = ranks;
+}
+
+// One cause as JSON: every figure of the text report's card.
+nlohmann::json CauseJson(const ReportInput &in, const RootCause &rc) {
+  using nlohmann::json;
+  const Vertex &x = in.psg.vertex(rc.vertex);
+  json path = json::array();
+  for (const PathStep &ps : rc.path)
+    path.push_back(StepJson(in, ps));
+  json growth = json::object();
+  if (rc.communication)
+    growth["ranks"] = {rc.small_ranks, rc.big_ranks};
+  for (const CommGrowth &g : rc.growth)
+    growth[g.what] = {g.small, g.big};
+  json ev = json::array();
+  for (const CounterEvidence &e : rc.evidence)
+    ev.push_back({{"counter", e.counter}, {"culprit", e.culprit}, {"median", e.median}});
+  json cause = {{"file", FileOf(in.psg, rc.vertex)},
+                {"line", x.loc.line},
+                {"end_line", x.loc.end_line},
+                {"kind", std::string(ToString(x.kind))},
+                {"io", rc.io},
+                {"name", VertexName(in.psg, rc.vertex)},
+                {"function", FunctionName(in.psg, rc.vertex)},
+                {"call_path", in.psg.CallPath(rc.vertex)},
+                {"call_sites", CallSitesJson(in.psg, rc.vertex)},
+                {"culprit_rank", rc.culprit_rank},
+                {"culprit_thread", rc.culprit_thread},
+                {"culprit", Culprit(rc)},
+                {"thread_imbalance", rc.thread_imbalance},
+                {"serial_fraction", rc.serial_fraction},
+                {"thread_waits_caused", rc.thread_waits_caused},
+                {"waiting_threads", rc.waiting_threads},
+                {"score", rc.score},
+                {"score_of", "cost over the busiest rank's measured time"},
+                {"cost_seconds", rc.cost_seconds},
+                {"cost_basis", rc.communication || rc.cost_is_growth ? "growth" : "over_median"},
+                {"rank_time", rc.rank_time},
+                {"rank_cpu_seconds", rc.rank_cpu},
+                {"wall_time", rc.wall_time},
+                {"saved_seconds", rc.saved_seconds},
+                {"waits_caused", rc.waits_caused},
+                {"waiting_ranks", rc.waiting_ranks},
+                {"communication", rc.communication},
+                {"comm_layer", rc.comm_layer},
+                {"growth", growth},
+                {"explanation", rc.explanation},
+                {"culprit_time", rc.culprit_time},
+                {"culprit_off_cpu", rc.culprit_off_cpu},
+                {"median_time", rc.median_time},
+                {"evidence_samples", rc.evidence_samples},
+                {"signal_to_noise", rc.signal_to_noise},
+                {"thin_data", rc.thin_data},
+                {"contexts", rc.contexts},
+                {"run_longer", rc.run_longer},
+                {"abnormal", rc.abnormal},
+                {"non_scalable", rc.non_scalable},
+                {"pmu", ev},
+                {"bounds", rc.bounds},
+                {"path", path}};
+  PutRanks(cause, "ranks", rc.ranks);
+  if (!rc.contention.empty())
+    cause["contention"] = rc.contention;
+  return cause;
 }
 } // namespace
 
@@ -383,67 +458,17 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
     layers.push_back({{"pattern", pattern}, {"vertices", n}});
   doc["comm_layers"] = layers;
   doc["hints"] = r.hints;
-  json causes = json::array();
-  for (const RootCause &rc : r.root_causes) {
-    const Vertex &x = in.psg.vertex(rc.vertex);
-    json path = json::array();
-    for (const PathStep &ps : rc.path)
-      path.push_back(StepJson(in, ps));
-    json growth = json::object();
-    if (rc.communication)
-      growth["ranks"] = {rc.small_ranks, rc.big_ranks};
-    for (const CommGrowth &g : rc.growth)
-      growth[g.what] = {g.small, g.big};
-    json ev = json::array();
-    for (const CounterEvidence &e : rc.evidence)
-      ev.push_back({{"counter", e.counter}, {"culprit", e.culprit}, {"median", e.median}});
-    causes.push_back(
-        {{"file", FileOf(in.psg, rc.vertex)},
-         {"line", x.loc.line},
-         {"end_line", x.loc.end_line},
-         {"kind", std::string(ToString(x.kind))},
-         {"io", rc.io},
-         {"name", VertexName(in.psg, rc.vertex)},
-         {"function", FunctionName(in.psg, rc.vertex)},
-         {"call_path", in.psg.CallPath(rc.vertex)},
-         {"call_sites", CallSitesJson(in.psg, rc.vertex)},
-         {"culprit_rank", rc.culprit_rank},
-         {"culprit_thread", rc.culprit_thread},
-         {"culprit", Culprit(rc)},
-         {"thread_imbalance", rc.thread_imbalance},
-         {"serial_fraction", rc.serial_fraction},
-         {"thread_waits_caused", rc.thread_waits_caused},
-         {"waiting_threads", rc.waiting_threads},
-         {"score", rc.score},
-         {"score_of", "cost over the busiest rank's measured time"},
-         {"cost_seconds", rc.cost_seconds},
-         {"cost_basis", rc.communication || rc.cost_is_growth ? "growth" : "over_median"},
-         {"rank_time", rc.rank_time},
-         {"rank_cpu_seconds", rc.rank_cpu},
-         {"wall_time", rc.wall_time},
-         {"saved_seconds", rc.saved_seconds},
-         {"waits_caused", rc.waits_caused},
-         {"waiting_ranks", rc.waiting_ranks},
-         {"communication", rc.communication},
-         {"comm_layer", rc.comm_layer},
-         {"growth", growth},
-         {"explanation", rc.explanation},
-         {"culprit_time", rc.culprit_time},
-         {"culprit_off_cpu", rc.culprit_off_cpu},
-         {"median_time", rc.median_time},
-         {"evidence_samples", rc.evidence_samples},
-         {"signal_to_noise", rc.signal_to_noise},
-         {"thin_data", rc.thin_data},
-         {"contexts", rc.contexts},
-         {"run_longer", rc.run_longer},
-         {"abnormal", rc.abnormal},
-         {"non_scalable", rc.non_scalable},
-         {"pmu", ev},
-         {"bounds", rc.bounds},
-         {"path", path}});
-    PutRanks(causes.back(), "ranks", rc.ranks);
+  // The same object in all three lists; a contention entry also says why
+  // its growth is the machine's.
+  for (const auto &[key, list] :
+       {std::pair{"root_causes", &r.root_causes}, std::pair{"minor_causes", &r.minor_causes},
+        std::pair{"contention", &r.contention}}) {
+    json causes = json::array();
+    for (const RootCause &rc : *list)
+      causes.push_back(CauseJson(in, rc));
+    doc[key] = causes;
   }
-  doc["root_causes"] = causes;
+  doc["minor_share"] = in.options.minor_share;
   // found: a cause clear of noise (or communication alone); inconclusive:
   // computation causes, all too thin to tell from noise; none.
   doc["verdict"] = r.root_causes.empty()    ? "none"
@@ -470,6 +495,7 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
                   {"slope", n.slope},
                   {"expected_slope", n.expected},
                   {"share", n.share},
+                  {"share_ahead", n.share_ahead},
                   {"score", n.score},
                   {"contexts", n.contexts},
                   {"merged", merged},

@@ -4,6 +4,7 @@
 #include "scalana/text_escape.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <cstdio>
 #include <map>
@@ -121,7 +122,54 @@ std::string NoCauseText(const ReportInput &in) {
   if (big.unplaced_samples && big.total_time <= 0)
     return "none found: none of the " + std::to_string(big.unplaced_samples) + " samples of " +
            big.label + " could be placed (no symbols: see the warning)";
+  const DetectResult &r = in.result;
+  if (!r.minor_causes.empty() || !r.contention.empty())
+    return "none found that matters: " +
+           (r.minor_causes.empty() ? std::string()
+                                   : std::to_string(r.minor_causes.size()) + " minor cause" +
+                                         (r.minor_causes.size() == 1 ? "" : "s") +
+                                         (r.contention.empty() ? "" : " and ")) +
+           (r.contention.empty() ? std::string()
+                                 : std::to_string(r.contention.size()) + " growth" +
+                                       (r.contention.size() == 1 ? "" : "s") +
+                                       " that the machine's contention explains") +
+           ", listed below";
   return "none found: no vertex is abnormal or grows beyond the expected scaling";
+}
+
+namespace {
+// The model's own slope between the smallest and largest measured scale
+// (NaN where it is not positive at both).
+double ModelSlope(const NonScalableVertex &ns) {
+  if (!ns.model.ok || ns.merged.size() < 2)
+    return NAN;
+  const double p0 = ns.merged.front().first, p1 = ns.merged.back().first;
+  const double m0 = ns.model.Eval(p0), m1 = ns.model.Eval(p1);
+  if (!(m0 > 0 && m1 > 0 && p1 > p0))
+    return NAN;
+  return std::log(m1 / m0) / std::log(p1 / p0);
+}
+} // namespace
+
+bool ModelFollowsSlope(const NonScalableVertex &ns) {
+  const double s = ModelSlope(ns);
+  return std::isfinite(s) && std::abs(s - ns.slope) <= 0.5;
+}
+
+std::string ModelSlopeText(const NonScalableVertex &ns) {
+  const double s = ModelSlope(ns);
+  return "not shown beside the slope: Extra-P's best form, " + ModelText(ns.model) + " (" +
+         ns.model.Confidence() + " confidence), " +
+         (std::isfinite(s) ? "grows with slope " + Fmt("%.2f", s)
+                           : std::string("is not positive")) +
+         " over the measured ranks, where the points' slope is " + Fmt("%.2f", ns.slope);
+}
+
+std::string OrderText(const ReportInput &in) {
+  return "order: by the wall time a fix would save, whatever the kind; causes under " +
+         Fmt("%g", 100 * in.options.minor_share) +
+         "% of the wall time (and of their rank's CPU time) are minor, listed after them, and "
+         "growth the machine's contention explains is listed apart";
 }
 
 std::string Culprit(const RootCause &rc) {

@@ -48,6 +48,15 @@ std::string MeasuredText(const Run &run);
 // nothing could be placed.
 std::string NoCauseText(const ReportInput &in);
 
+// One growth figure per vertex: NS's model is shown beside its log-log
+// slope only when it grows as that slope does over the measured scales
+// (within 0.5 of it). Otherwise ModelSlopeText says why it is not.
+bool ModelFollowsSlope(const NonScalableVertex &ns);
+std::string ModelSlopeText(const NonScalableVertex &ns);
+
+// One sentence on the order of the root causes (docs/detect.md §5.3).
+std::string OrderText(const ReportInput &in);
+
 // RANKS as ranges ("0-3,7"), cut near MAX entries' worth of text, with the
 // count when there are more than MAX.
 std::string RankList(const std::vector<int> &ranks, size_t max = 16);

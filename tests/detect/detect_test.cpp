@@ -769,7 +769,7 @@ TEST(DetectNonScalable, WeakScalingFindsTheGrowingVertexAndItsCause) {
 TEST(DetectNonScalable, WhatIsFoundDoesNotDependOnHowManyAreShown) {
   // Weak scaling: the allreduce's waits grow most (the first non-scalable
   // vertex), the tail loop grows on every rank (as Kripke's fill did on 2
-  // cores; the costliest cause, by its growth), the relax loop is a little
+  // cores; the costliest computation cause, by its growth), the relax loop is a little
   // slower on the last rank. --top says how many are reported, not which
   // vertices the backtracking may start from or call problematic: cut to
   // one non-scalable vertex before backtracking, the tail was no cause.
@@ -784,11 +784,21 @@ TEST(DetectNonScalable, WhatIsFoundDoesNotDependOnHowManyAreShown) {
   DetectResult a = Detect(h.psg, runs, all), b = Detect(h.psg, runs, one);
   ASSERT_GE(a.non_scalable.size(), 2u) << "the premise: more non-scalable vertices than shown";
   EXPECT_EQ(a.non_scalable[0].vertex, h.V(h.allreduce));
-  ASSERT_FALSE(a.root_causes.empty());
-  EXPECT_EQ(a.root_causes[0].vertex, h.V(h.tail));
+  // By what a fix saves: the allreduce's own growth (0.3 s a rank per
+  // rank, which no rank's lateness explains), then the tail.
+  ASSERT_GE(a.root_causes.size(), 2u);
+  EXPECT_EQ(a.root_causes[0].vertex, h.V(h.allreduce));
+  EXPECT_TRUE(a.root_causes[0].communication);
+  EXPECT_EQ(a.root_causes[1].vertex, h.V(h.tail));
   ASSERT_EQ(b.root_causes.size(), 1u);
   EXPECT_EQ(b.root_causes[0].vertex, a.root_causes[0].vertex);
   EXPECT_DOUBLE_EQ(b.root_causes[0].cost_seconds, a.root_causes[0].cost_seconds);
+  // Two shown: the tail is still found, from the same backtracking.
+  one.top = 2;
+  DetectResult two = Detect(h.psg, runs, one);
+  ASSERT_EQ(two.root_causes.size(), 2u);
+  EXPECT_EQ(two.root_causes[1].vertex, h.V(h.tail));
+  EXPECT_DOUBLE_EQ(two.root_causes[1].cost_seconds, a.root_causes[1].cost_seconds);
   ASSERT_EQ(b.non_scalable.size(), 1u);
   EXPECT_EQ(b.non_scalable[0].vertex, a.non_scalable[0].vertex);
 }
@@ -1371,6 +1381,9 @@ TEST(DetectNonScalable, ALinesOtherContextsAreSummedWhenOneIsReportedAlone) {
   }
   DetectOptions o;
   o.scaling = ScalingMode::Weak;
+  // Each of the others under the share threshold even ahead (growth first,
+  // docs/detect.md §4: 0.87% at 8 ranks, 3.2% at 32); summed, over it.
+  o.min_share = 0.05;
   DetectResult res = Detect(psg, runs, o);
   size_t alone = 0, summed = 0;
   for (const NonScalableVertex &ns : res.non_scalable)

@@ -100,7 +100,9 @@ struct GenRun {
   std::vector<double> waited;                      // per rank: MPI seconds
 };
 
-GenRun GenerateRun(GenProgram &g, int world, int slow, double factor) {
+// SHARED: the ranks share one core, each runnable but not running for part
+// of its wall time (the kernel's account), so contention can be found.
+GenRun GenerateRun(GenProgram &g, int world, int slow, double factor, bool shared) {
   GenRun out;
   Profile &p = out.profile;
   p.meta.world_size = world;
@@ -163,6 +165,10 @@ GenRun GenerateRun(GenProgram &g, int world, int slow, double factor) {
     }
     rd.cpu_time = cpu;
     rd.wall_time = cpu + mpi + *rc::gen::inRange(0, 500) / 1000.0;
+    rd.host = "node";
+    rd.cores = shared ? 1 : 64;
+    rd.on_cpu = cpu;
+    rd.run_delay = shared ? (rd.wall_time - cpu) * *rc::gen::inRange(0, 1000) / 1000.0 : 0;
     rd.samples = uint64_t(std::llround(cpu * p.meta.sampling.hz));
     p.meta.wall_time = std::max(p.meta.wall_time, rd.wall_time);
     p.ranks.push_back(rd);
@@ -175,11 +181,12 @@ RC_GTEST_PROP(DetectInvariants, EveryFigureWithinWhatTheRunMeasured, ()) {
   const int scales = *rc::gen::inRange(1, 4);
   const int first = *rc::gen::inRange(0, 2); // 1 or 2 ranks first
   const double factor = 1 + *rc::gen::inRange(0, 300) / 100.0;
+  const bool shared = *rc::gen::arbitrary<bool>();
   std::vector<GenRun> gen;
   std::vector<Run> runs;
   for (int s = 0; s < scales; ++s) {
     const int world = 1 << (first + 2 * s);
-    gen.push_back(GenerateRun(g, world, world - 1, factor));
+    gen.push_back(GenerateRun(g, world, world - 1, factor, shared));
     runs.push_back(BuildRun(g.psg, gen.back().profile, "np" + std::to_string(world)));
   }
   DetectOptions opts;
@@ -188,6 +195,7 @@ RC_GTEST_PROP(DetectInvariants, EveryFigureWithinWhatTheRunMeasured, ()) {
   const GenRun &big = gen[res.backtrack_run];
   const double wall = big.profile.meta.wall_time;
   // What the cases reached, printed by RapidCheck (verbose_shrinking aside).
+  RC_CLASSIFY(shared, "shared cores");
   RC_CLASSIFY(res.root_causes.empty(), "no cause");
   RC_CLASSIFY(std::any_of(res.root_causes.begin(), res.root_causes.end(),
                           [](const RootCause &c) { return c.communication; }),
@@ -196,8 +204,30 @@ RC_GTEST_PROP(DetectInvariants, EveryFigureWithinWhatTheRunMeasured, ()) {
                           [](const RootCause &c) { return !c.bounds.empty(); }),
               "a figure bounded");
   RC_CLASSIFY(res.savings_sum > 0, "savings overlap");
-  double saved = 0;
-  for (const RootCause &c : res.root_causes) {
+  RC_CLASSIFY(!res.minor_causes.empty(), "a minor cause");
+  RC_CLASSIFY(!res.contention.empty(), "contention");
+  // One order by saving; minor causes under the share by both measures,
+  // the others over it by one; contention saves nothing and causes no wait.
+  const double share = opts.minor_share;
+  for (size_t i = 1; i < res.root_causes.size(); ++i)
+    RC_ASSERT(res.root_causes[i - 1].saved_seconds >= res.root_causes[i].saved_seconds);
+  for (const RootCause &c : res.root_causes)
+    RC_ASSERT(c.saved_seconds >= share * c.wall_time ||
+              (!c.communication && c.cost_seconds >= share * c.rank_cpu));
+  for (const RootCause &c : res.minor_causes)
+    RC_ASSERT(c.saved_seconds < share * c.wall_time &&
+              (c.communication || c.cost_seconds < share * c.rank_cpu));
+  for (const RootCause &c : res.contention) {
+    RC_ASSERT(c.saved_seconds == 0.0 && c.waits_caused == 0.0);
+    RC_ASSERT(!c.contention.empty());
+  }
+  RC_ASSERT(shared || res.contention.empty());
+  std::vector<const RootCause *> listed;
+  for (const auto *list : {&res.root_causes, &res.minor_causes, &res.contention})
+    for (const RootCause &c : *list)
+      listed.push_back(&c);
+  for (const RootCause *cp : listed) {
+    const RootCause &c = *cp;
     const auto at = [&](int rank) {
       auto it = big.time.find({c.vertex, rank});
       return it == big.time.end() ? 0.0 : it->second;
@@ -217,8 +247,10 @@ RC_GTEST_PROP(DetectInvariants, EveryFigureWithinWhatTheRunMeasured, ()) {
     RC_ASSERT(c.saved_seconds <= wall + kSlack);
     RC_ASSERT(c.waits_caused <= others_waited + kSlack);
     RC_ASSERT(c.score >= 0.0 && c.score <= 1.0);
-    saved += c.saved_seconds;
   }
+  double saved = 0;
+  for (const RootCause &c : res.root_causes)
+    saved += c.saved_seconds;
   // A bounded figure, or savings that overlap, is said in the report.
   const bool bounded = std::any_of(res.root_causes.begin(), res.root_causes.end(),
                                    [](const RootCause &c) { return !c.bounds.empty(); });

@@ -436,10 +436,20 @@ def stage_detect(ex, variant):
         # their MPI waits grow with the oversubscription, which a noise-level
         # computation cause may be said to explain; what they must show is
         # that no computation stands out (below).
-        if comm_ns and ex.name not in OMP_PROGRAMS and \
-                not [c for c in causes if c.get("kind") == "mpi"]:
-            raise Failure(f"{len(comm_ns)} non-scalable MPI vertices, but no root cause names "
-                          f"the communication loss (report in {report_path})")
+        # Growth that the ranks' wait for a core explains is listed as the
+        # machine's contention; it must say so.
+        contention = doc.get("contention", [])
+        for c in contention:
+            if c.get("kind") == "mpi" and "waiting for a core" not in c.get("contention", ""):
+                raise Failure(f"contention entry {c.get('file')}:{c.get('line')} does not say "
+                              f"the ranks waited for a core (report in {report_path})")
+        named_mpi = [c for c in causes + doc.get("minor_causes", []) + contention
+                     if c.get("kind") == "mpi"]
+        if comm_ns and ex.name not in OMP_PROGRAMS and not named_mpi:
+            raise Failure(f"{len(comm_ns)} non-scalable MPI vertices, but no root cause or "
+                          f"contention entry names the communication loss "
+                          f"(report in {report_path})")
+        log(f"contention entries: {len(contention)}")
         log(f"communication losses named: {len(comm)}")
         if ex.name == "merged_mpi":
             merged = [w for w in doc.get("warnings", []) if "have no line" in w]

@@ -64,6 +64,11 @@ int main(int argc, char **argv) {
                  "non-scalable vertices below this share of the total time are ignored")
       ->capture_default_str()
       ->check(cli::Range(0, 1));
+  app.add_option("--minor-share", opts.minor_share,
+                 "root causes whose fix saves less than this share of the wall time (and "
+                 "cost less than it of their rank's CPU time) are listed apart as minor")
+      ->capture_default_str()
+      ->check(cli::Range(0, 1));
   app.add_option("--min-time", opts.min_time,
                  "seconds below which a vertex's time is noise (default: 2 samples' worth)")
       ->check(cli::Range(0, kMaxSeconds));
