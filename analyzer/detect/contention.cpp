@@ -1,4 +1,4 @@
-// Contention is not a cause (docs/detect.md, "Contention"). When ranks
+// Contention is not a cause (docs/detect.md §5.3). When ranks
 // share cores, every rank's waits grow by the time the ranks it waits for
 // spent runnable but not running, and every loop's CPU time grows with the
 // caches and memory bandwidth it shares: no line of the program would
@@ -112,10 +112,12 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
     // reason WHY; when it is all, LEAD says what grew no more than that.
     double machine_part = 0;
     std::string why, lead;
-    if (rc.communication && !rc.io && delay > 0 && !TrafficExplains(rc.growth, res.scaling_used, rc.cost_seconds)) {
-      // A rank waits at a call for the ranks it needs; while those wait for a
-      // core, its wait grows by as much, up to their run delay. (Where the traffic per rank grows,
-      // the program sends more: its own loss, whatever the cores add.)
+    if (rc.communication && !rc.io && delay > 0 &&
+        !TrafficExplains(rc.growth, res.scaling_used, rc.cost_seconds)) {
+      // A rank waits at a call for the ranks it needs; while those wait for
+      // a core, its wait grows by as much, up to their run delay. (Where the
+      // traffic per rank grows enough to matter, the program sends more:
+      // its own loss, whatever the cores add.)
       machine_part = std::min(rc.cost_seconds, delay);
       lead = "its wait grows by " + Fixed("%.3f", rc.cost_seconds) + " s per rank, no more than ";
       why = "the time the ranks it waits for spent waiting for a core while they shared cores " +
