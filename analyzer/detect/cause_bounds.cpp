@@ -83,10 +83,13 @@ void BoundCauseFigures(const Psg &psg, const Run &big, std::vector<RootCause> &c
   }
 }
 
-void HoldWaitsToTheUnexplained(const Psg &psg, std::vector<RootCause> &causes) {
+void HoldWaitsToTheUnexplained(const Psg &psg, const DetectOptions &opts,
+                               std::vector<RootCause> &causes) {
   // The computation cause of another rank that costs the most: a rank
   // waits at most that much longer for the ranks it needs because of it.
-  for (RootCause &rc : causes) {
+  std::vector<bool> explained(causes.size(), false);
+  for (size_t i = 0; i < causes.size(); ++i) {
+    RootCause &rc = causes[i];
     if (!rc.communication || rc.io || rc.thread_imbalance)
       continue;
     const RootCause *late = nullptr;
@@ -105,7 +108,14 @@ void HoldWaitsToTheUnexplained(const Psg &psg, std::vector<RootCause> &causes) {
                         std::to_string(psg.vertex(late->vertex).loc.line));
     rc.cost_seconds = left;
     rc.saved_seconds = std::min(rc.saved_seconds, left);
+    // All of it: a wait for that cause, which is listed; not a cause.
+    explained[i] = left <= opts.min_wait;
   }
+  std::vector<RootCause> kept;
+  for (size_t i = 0; i < causes.size(); ++i)
+    if (!explained[i])
+      kept.push_back(std::move(causes[i]));
+  causes = std::move(kept);
 }
 
 void SumSavings(DetectResult &res) {

@@ -154,7 +154,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
 
   // --- Waits no path explained, less what other ranks' causes explain;
   // growth that is the machine's, not a line's (contention.cpp).
-  HoldWaitsToTheUnexplained(psg, res.root_causes);
+  HoldWaitsToTheUnexplained(psg, opts, res.root_causes);
   SeparateContention(psg, runs, smallest, largest, opts, layer, res);
 
   // --- No figure past what the run supports (cause_bounds.cpp).

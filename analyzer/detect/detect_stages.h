@@ -200,8 +200,10 @@ void RankCauses(const DetectOptions &opts, DetectResult &res);
 void BoundCauseFigures(const Psg &psg, const Run &big, std::vector<RootCause> &causes);
 // A communication cause no path explained (comm_growth.cpp) may still be
 // waiting for another rank's computation cause: its cost, and saving, held
-// to the growth that the costliest such cause cannot account for.
-void HoldWaitsToTheUnexplained(const Psg &psg, std::vector<RootCause> &causes);
+// to the growth that the costliest such cause cannot account for; dropped
+// when that leaves it no more than opts.min_wait.
+void HoldWaitsToTheUnexplained(const Psg &psg, const DetectOptions &opts,
+                               std::vector<RootCause> &causes);
 // The savings of the causes listed against the wall time: set when they
 // sum past it (DetectResult::savings_sum).
 void SumSavings(DetectResult &res);

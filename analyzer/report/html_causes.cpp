@@ -87,7 +87,6 @@ void WriteCauseSummary(const ReportInput &in, std::ostream &out) {
     out << "<p class=inconclusive>" << HtmlEscape(overlap) << "</p>\n";
   if (r.root_causes.empty()) {
     out << "<p>" << HtmlEscape(NoCauseText(in)) << "</p>\n";
-    WriteCauseListsHtml(in, out);
     return;
   }
   out << "<table id=cause-table><tr><th>#</th><th>where</th><th>what</th><th>ranks</th>"
@@ -119,7 +118,6 @@ void WriteCauseSummary(const ReportInput &in, std::ostream &out) {
   out << "</table>\n";
   // Under the table, so the first cause stays on the first screen.
   out << "<p class=order>" << HtmlEscape(OrderText(in)) << "</p>\n";
-  WriteCauseListsHtml(in, out);
 }
 
 void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &out) {

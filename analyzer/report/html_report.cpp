@@ -3,6 +3,7 @@
 // costs and what a fix saves, their scaling plots), then the PPG picture,
 // then the details. Pictures are inline SVG: the PPG laid out by Graphviz (a
 // table when Graphviz is missing), plots and bars drawn here (html_*.cpp).
+#include "report/cause_lists.h"
 #include "report/html_parts.h"
 #include "report/report.h"
 #include "report/report_common.h"
@@ -98,6 +99,9 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
   html::WriteTimeSection(in, out);
   html::WriteCauseSummary(in, out);
   html::WriteCauseDetails(in, kPlots, out);
+  // After the cards: what is small or the machine's never stands between
+  // the table and the causes it lists.
+  WriteCauseListsHtml(in, out);
   html::WritePpgSection(in, kCauses, src_link, out);
   html::WriteRunsSection(in, out);
   html::WriteSources(in, src_vertices, out);
