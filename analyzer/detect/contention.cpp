@@ -44,23 +44,26 @@ double PerRank(const Psg &psg, const Run &run, const VertexSeries &s) {
 }
 
 // How much the machine alone makes computation grow from SMALL to BIG
-// beyond the expected scaling (EXPECTED, the ratio the model expects): the
-// median of every computation vertex's growth ratio, each weighing its
-// time at the smallest scale, over the vertices with at least kMinSamples
-// there. Weighted so, vertices that grow for reasons of their own (the
-// causes we look for, small at the smallest scale) cannot move it; the
-// large ones, which every loop's slowdown shows in, do. 1 when no vertex
-// has the samples.
+// beyond the expected scaling (EXPECTED, the ratio the model expects), as
+// seen by every computation vertex but OWN: the median of their growth
+// ratios, each weighing its time at the smallest scale, over the vertices
+// with at least kMinSamples there. Weighted so, vertices that grow for
+// reasons of their own (the causes we look for, small at the smallest
+// scale) cannot move it; the large ones, which every loop's slowdown shows
+// in, do. Without OWN, so a cause never explains itself away (an Amdahl
+// section that is most of a small program's computation). 1 with fewer
+// than kMinVertices such vertices: no machine to tell from the program.
 constexpr double kMinSamples = 20;
+constexpr size_t kMinVertices = 3;
 
 double MachineGrowth(const Psg &psg, const Run &small, const Run &big, double expected,
-                     const CommLayer &layer) {
+                     const CommLayer &layer, VertexId own) {
   std::vector<std::pair<double, double>> ratio_weight;
   double total = 0;
   const double floor = small.sample_rate > 0 ? kMinSamples / small.sample_rate : 0.02;
   for (const VertexSeries &s : small.series) {
     const Vertex &x = psg.vertex(s.vertex);
-    if (!s.own_data || x.kind == VertexKind::Mpi || layer.Contains(s.vertex))
+    if (s.vertex == own || !s.own_data || x.kind == VertexKind::Mpi || layer.Contains(s.vertex))
       continue;
     const VertexSeries *b = big.Find(s.vertex);
     const double t_small = PerRank(psg, small, s);
@@ -69,7 +72,7 @@ double MachineGrowth(const Psg &psg, const Run &small, const Run &big, double ex
     ratio_weight.push_back({PerRank(psg, big, *b) / (t_small * expected), t_small});
     total += t_small;
   }
-  if (ratio_weight.empty())
+  if (ratio_weight.size() < kMinVertices)
     return 1;
   std::sort(ratio_weight.begin(), ratio_weight.end());
   double acc = 0;
@@ -95,7 +98,6 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
   if (small.world_size == big.world_size || !SummariseTime(big).shared_cores)
     return;
   const double expected = std::pow(double(big.world_size) / small.world_size, res.expected_slope);
-  const double machine = MachineGrowth(psg, small, big, expected, layer);
   // What a rank's wait can be made of while the ranks it waits for are
   // runnable but not running: up to their run delay. (Not its growth: at
   // one rank there is nothing to wait for, whatever the delay.)
@@ -121,12 +123,13 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       machine_part = std::min(rc.cost_seconds, delay);
       lead = "its wait grows by " + Fixed("%.3f", rc.cost_seconds) + " s per rank, no more than ";
       why = "the time the ranks it waits for spent waiting for a core while they shared cores " +
-            sharing;
+            sharing + " (" + rc.explanation + ")";
     } else if (const NonScalableVertex *ns = FindNonScalableOf(res, rc.vertex);
                ns && ns->merged.size() == runs.size() && !rc.communication &&
-               !rc.thread_imbalance && rc.non_scalable && !rc.abnormal && machine > 1) {
+               !rc.thread_imbalance && rc.non_scalable && !rc.abnormal) {
       // Grows alike on every rank (not abnormal anywhere): held against what
-      // the median computation vertex grows by on the same machine.
+      // the median other computation vertex grows by on the same machine.
+      const double machine = MachineGrowth(psg, small, big, expected, layer, rc.vertex);
       const double t_small = ns->merged[smallest].second, t_big = ns->merged[largest].second;
       const double machine_big = t_small * expected * machine;
       const double own = std::max(0.0, t_big - machine_big);
@@ -136,7 +139,7 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       lead = "its time per rank grows x" + Fixed("%.2f", t_small > 0 ? t_big / t_small : 0) +
              " on every rank alike, no more than ";
       why = "the program's computation as a whole (x" + Fixed("%.2f", machine * expected) +
-            ", the median computation vertex) while the ranks shared cores " + sharing +
+            ", the median other computation vertex) while the ranks shared cores " + sharing +
             ": caches, memory bandwidth and cores shared, not this code";
     }
     // Below what the report prints, or a twentieth of the cost, the

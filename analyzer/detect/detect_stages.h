@@ -167,7 +167,8 @@ void AddCommunicationCauses(const Psg &psg, const Run &small, const Run &big,
 
 // Whether G's bytes, messages or peers per rank grow beyond the scaling
 // model, by enough to account for a tenth of COST at a slow network's
-// rates: the program sends more, which no machine explains. comm_growth.cpp.
+// rates, and the time no more than twice as fast: the program sends more,
+// which no machine explains. comm_growth.cpp.
 bool TrafficExplains(const std::vector<CommGrowth> &g, ScalingMode scaling, double cost);
 
 // When no --comm-layer covers it and the first computation cause of CAUSES

@@ -95,9 +95,13 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
     rc.score = big_max > 0 ? std::min(1.0, cost / big_max) : 0;
     // Off the critical path (nobody waits for it, its rank is not the
     // slowest) a fix shortens nothing; on it, the wall time by the cost.
-    // A collective's growth is every member's: on the critical path.
+    // A collective's growth is every member's, and so is that of code that
+    // grows on every rank alike (non-scalable, abnormal nowhere): the
+    // slowest rank has it too (events' routing table at 8 ranks read "no
+    // wall time saved" on the rank chosen as its culprit).
+    const bool everywhere = rc.non_scalable && !rc.abnormal;
     const bool critical = rc.waits_caused > opts.min_wait || rc.rank_time >= 0.95 * slowest ||
-                          (rc.communication && IsCollective(psg, rc.vertex));
+                          everywhere || (rc.communication && IsCollective(psg, rc.vertex));
     rc.saved_seconds = critical ? std::min(cost, rc.wall_time) : 0;
     // How many samples the conclusion rests on: the cost in samples against
     // the Poisson noise of the median's count (at least one sample). Below
