@@ -157,6 +157,8 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       res.contention.push_back(std::move(rc));
       continue;
     }
+    rc.alike_on_shared_cores =
+        !rc.communication && !rc.thread_imbalance && rc.non_scalable && !rc.abnormal;
     if (machine_part > 0) {
       rc.bounds.push_back("cost held to " + Fixed("%.3f s", left) + ": " +
                           Fixed("%.3f s", machine_part) +

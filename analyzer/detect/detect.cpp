@@ -89,6 +89,18 @@ void SetSampleEvidence(RootCause &rc, double cost, double median, double hz) {
           : 1;
 }
 
+bool OnSlowestRank(const Run &big, int slot, bool shared_cores) {
+  if (slot < 0 || size_t(slot) >= big.rank_total.size())
+    return false;
+  const float slowest = *std::max_element(big.rank_total.begin(), big.rank_total.end());
+  if (big.rank_total[size_t(slot)] >= 0.95f * slowest)
+    return true;
+  if (big.rank_cpu.size() != big.rank_total.size() || !shared_cores)
+    return false;
+  const float busiest = *std::max_element(big.rank_cpu.begin(), big.rank_cpu.end());
+  return busiest > 0 && big.rank_cpu[size_t(slot)] >= 0.95f * busiest;
+}
+
 bool IsCollective(const Psg &psg, VertexId v) {
   const Vertex &x = psg.vertex(v);
   return x.kind == VertexKind::Mpi && x.mpi_class == MpiClass::Collective;

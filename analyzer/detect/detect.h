@@ -208,6 +208,11 @@ struct RootCause {
   // threads, whose time grows beyond the expected scaling: the serial
   // fraction, which no thread count shortens (Amdahl).
   bool serial_fraction = false;
+  // Computation that grows alike on every rank (non-scalable, abnormal
+  // nowhere) while the ranks share cores, more than the other computation
+  // shows but not told from the machine's contention: listed after every
+  // rank-specific cause, never "found" alone (contention.cpp).
+  bool alike_on_shared_cores = false;
   // Machine contention (contention.cpp): why its growth is the machine's
   // (ranks sharing cores, caches and memory bandwidth), not this code's; set
   // only on DetectResult::contention, which holds no savings or waits.

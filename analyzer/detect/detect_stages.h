@@ -51,6 +51,14 @@ private:
   std::vector<int32_t> pattern_of_; // per vertex: index into patterns_, -1 none
 };
 
+// Whether the rank in SLOT of BIG is (within 5%) the slowest: by its
+// measured time (CPU plus MPI wall time), or, where ranks share cores
+// (SHARED_CORES, TimeSummary's), by
+// its CPU time, since there every rank's MPI waits hold the others' wait
+// for a core and the late rank reads no slower than any (HPCCG at 8 ranks
+// on 2 cores: an injected loop read "no wall time saved").
+bool OnSlowestRank(const Run &big, int slot, bool shared_cores);
+
 // How many samples a computation cause rests on: its COST in samples against
 // the Poisson noise of its MEDIAN's count (at least one sample). Below
 // kSettledSigma standard deviations a repetition may not find it again;

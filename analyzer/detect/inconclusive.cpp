@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <functional>
 
 namespace scalana {
 
@@ -11,26 +12,48 @@ using namespace detect_internal;
 namespace {
 
 // A computation cause stands out of its peers when it costs this many times
-// the median of the other computation candidates (root and minor causes).
-// Their costs are what one run's noise gives every vertex over its median
-// across the ranks and threads: Poisson noise, and the scheduling of ranks
-// and threads that share cores, which no sample count shows. PENNANT, 1, 2
-// and 4 ranks x 2 threads on 2 cores, --sampler perf, 2.6 s at 4 ranks:
-// clean, the largest at 1.4x and 2.2x the others' median; a loop injected
-// in one thread of the last rank (7% of its CPU time), 9.3-12.5x.
-constexpr double kStandOut = 3;
+// the median of the next kPeers computation candidates by cost (root and
+// minor causes; growth alike on every rank aside, being growth, not a
+// rank's excess). Their costs are what one run's noise gives the vertices
+// nearest it over their medians across ranks and threads: Poisson noise,
+// and the scheduling of ranks and threads that share cores, which no
+// sample count shows. Measured on public code on 2 cores (runs of 1.3-23 s
+// at the largest scale; docs/detect.md §5.3): clean, HPCCG, LULESH, miniFE,
+// NPB CG, PENNANT and Zeus-MP, the largest at 1.1-2.2x its next five;
+// a loop injected in one rank at about 5% of its CPU time, 1.1-9.4x when
+// it was first, from 5 to 70 samples of evidence.
+constexpr double kStandOut = 2.5;
+constexpr size_t kPeers = 5;
 // Fewer candidates than this give no spread to judge by.
-constexpr size_t kMinPeers = 3;
+constexpr size_t kMinPeers = 2;
 
 bool Computation(const RootCause &c) { return !c.communication && !c.io; }
 
-// The median cost of the computation candidates of RES other than BEST.
+// Samples over the median below this never settle a cause, whatever their
+// standard deviations: near a median of one sample the normal tail is far
+// too thin (a Poisson count of 1 reaches 7 once in 10^4 tries, and a run
+// tries as many vertices times ranks; clean HPCCG at 8 ranks was "found"
+// on 6 samples at 6.3 standard deviations). P(count of 1 reaches 11) is
+// 10^-8.
+constexpr double kMinEvidence = 10;
+
+// Clear of sampling noise: not thin data, and, where sampled, on at least
+// kMinEvidence samples.
+bool Settled(const RootCause &c) {
+  return !c.thin_data && (c.evidence_samples <= 0 || c.evidence_samples >= kMinEvidence);
+}
+
+// The median cost of the kPeers costliest computation candidates of RES
+// other than BEST; *N how many there were.
 double PeersMedian(const DetectResult &res, const RootCause *best, size_t *n) {
   std::vector<double> costs;
   for (const auto *list : {&res.root_causes, &res.minor_causes})
     for (const RootCause &c : *list)
-      if (&c != best && Computation(c))
+      if (&c != best && Computation(c) && !c.alike_on_shared_cores)
         costs.push_back(c.cost_seconds);
+  std::sort(costs.begin(), costs.end(), std::greater<>());
+  if (costs.size() > kPeers)
+    costs.resize(kPeers);
   *n = costs.size();
   return costs.empty() ? 0 : Median(std::move(costs));
 }
@@ -43,15 +66,28 @@ double PeersMedian(const DetectResult &res, const RootCause *best, size_t *n) {
 // cause. A communication cause is measured, not sampled: it is an answer.
 std::string Inconclusive(const DetectResult &res, const Run &big) {
   const RootCause *best = nullptr, *solid = nullptr;
+  char text[640];
+  if (!res.root_causes.empty() && res.root_causes.front().alike_on_shared_cores) {
+    const RootCause &c = res.root_causes.front();
+    std::snprintf(text, sizeof text,
+                  "inconclusive: the largest cause (%.3f s on rank %d) grows alike on every rank "
+                  "while the ranks share cores, and no cause of one rank stands above it: growth "
+                  "of the code's own cannot be told here from the machine's (caches, memory "
+                  "bandwidth, cores shared). A run at one rank per core would tell",
+                  c.cost_seconds, c.culprit_rank);
+    return text;
+  }
   for (const RootCause &c : res.root_causes) {
     if (c.communication && !c.io)
       return {};
-    if (!c.thin_data && !solid)
+    // Growth alike on every rank on shared cores is not an answer alone.
+    if (c.alike_on_shared_cores)
+      continue;
+    if (Settled(c) && !solid)
       solid = &c;
-    if (c.thin_data && (!best || c.signal_to_noise > best->signal_to_noise))
+    if (!Settled(c) && (!best || c.evidence_samples > best->evidence_samples))
       best = &c;
   }
-  char text[640];
   if (solid) {
     size_t peers = 0;
     const double median = PeersMedian(res, solid, &peers);
@@ -61,26 +97,31 @@ std::string Inconclusive(const DetectResult &res, const Run &big) {
     // scheduling of shared cores may not fall at all, hence "about".
     const double longer =
         std::min(100.0, std::ceil(std::pow(kStandOut * median / solid->cost_seconds, 2)));
-    std::snprintf(text, sizeof text,
-                  "inconclusive: the largest computation cause (%.3f s on rank %d) is within what "
-                  "every vertex shows in this run (median %.3f s over its %zu other candidates; "
-                  "to stand out it needs %.0fx that): noise of sampling and of ranks and threads "
-                  "sharing cores. A run about %.0fx longer (about %.0f s at %d ranks), or at one "
-                  "rank per core, would tell",
-                  solid->cost_seconds, solid->culprit_rank, median, peers, kStandOut, longer,
-                  longer * std::max(big.meta.wall_time, 0.0), big.world_size);
+    std::snprintf(
+        text, sizeof text,
+        "inconclusive: the largest computation cause (%.3f s on rank %d) is within what "
+        "the vertices nearest it show in this run (median %.3f s over the next %zu "
+        "candidates; to stand out it needs %.1fx that): noise of sampling and of ranks and threads "
+        "sharing cores. A run about %.0fx longer (about %.0f s at %d ranks), or at one "
+        "rank per core, would tell",
+        solid->cost_seconds, solid->culprit_rank, median, peers, kStandOut, longer,
+        longer * std::max(big.meta.wall_time, 0.0), big.world_size);
     return text;
   }
   if (!best)
     return {};
+  const double longer =
+      std::min(100.0, std::max(best->run_longer,
+                               std::ceil(kMinEvidence / std::max(best->evidence_samples, 1.0))));
   std::snprintf(text, sizeof text,
                 "inconclusive: no computation cause stands out of the sampling noise; the "
                 "strongest rests on %.0f samples over its median on rank %d (%.1f standard "
-                "deviations, %.0f needed). A run about %.0fx longer (about %.0f s at %d ranks), or "
-                "sampling %.0fx faster where the machine allows (--hz), would tell",
+                "deviations; %.0f and %.0f samples needed). A run about %.0fx longer (about %.0f "
+                "s at %d ranks), or sampling %.0fx faster where the machine allows (--hz), would "
+                "tell",
                 best->evidence_samples, best->culprit_rank, best->signal_to_noise, kSettledSigma,
-                best->run_longer, best->run_longer * std::max(big.meta.wall_time, 0.0),
-                big.world_size, best->run_longer);
+                kMinEvidence, longer, longer * std::max(big.meta.wall_time, 0.0), big.world_size,
+                longer);
   return text;
 }
 

@@ -1,4 +1,5 @@
 #include "detect/detect_stages.h"
+#include "ppg/rank_time.h"
 
 #include <algorithm>
 
@@ -49,9 +50,7 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
                  CauseCosts &costs, DetectResult &res) {
   const Run &big = costs.big();
   const double big_max = big.total_time;
-  const float slowest = big.rank_total.empty()
-                            ? 0.f
-                            : *std::max_element(big.rank_total.begin(), big.rank_total.end());
+  const bool shared_cores = SummariseTime(big).shared_cores;
   for (size_t ci = 0; ci < res.root_causes.size(); ++ci) {
     RootCause &rc = res.root_causes[ci];
     const VertexSeries *s = big.Find(rc.vertex);
@@ -100,7 +99,8 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
     // slowest rank has it too (events' routing table at 8 ranks read "no
     // wall time saved" on the rank chosen as its culprit).
     const bool everywhere = rc.non_scalable && !rc.abnormal;
-    const bool critical = rc.waits_caused > opts.min_wait || rc.rank_time >= 0.95 * slowest ||
+    const bool critical = rc.waits_caused > opts.min_wait ||
+                          OnSlowestRank(big, big.SlotOf(rc.culprit_rank), shared_cores) ||
                           everywhere || (rc.communication && IsCollective(psg, rc.vertex));
     rc.saved_seconds = critical ? std::min(cost, rc.wall_time) : 0;
     // How many samples the conclusion rests on: the cost in samples against

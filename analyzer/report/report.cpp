@@ -398,6 +398,7 @@ nlohmann::json CauseJson(const ReportInput &in, const RootCause &rc) {
                 {"run_longer", rc.run_longer},
                 {"abnormal", rc.abnormal},
                 {"non_scalable", rc.non_scalable},
+                {"alike_on_shared_cores", rc.alike_on_shared_cores},
                 {"pmu", ev},
                 {"bounds", rc.bounds},
                 {"path", path}};

@@ -168,8 +168,9 @@ std::string ModelSlopeText(const NonScalableVertex &ns) {
 std::string OrderText(const ReportInput &in) {
   return "order: by the wall time a fix would save, whatever the kind; causes under " +
          Fmt("%g", 100 * in.options.minor_share) +
-         "% of the wall time (and of their rank's CPU time) are minor, listed after them, and "
-         "growth the machine's contention explains is listed apart";
+         "% of the wall time (and of their rank's CPU time) are minor, listed after them; "
+         "growth alike on every rank while ranks share cores comes after every cause of one "
+         "rank, and growth the machine's contention explains is listed apart";
 }
 
 std::string Culprit(const RootCause &rc) {
@@ -262,6 +263,9 @@ std::string WhyText(const RootCause &rc) {
                                                     : "communication that no computation explains");
   else if (rc.io)
     s += (s.empty() ? "" : " ") + std::string("I/O of the rank's own (time blocked in the call)");
+  if (rc.alike_on_shared_cores)
+    s += std::string(s.empty() ? "" : " ") +
+         "(alike on every rank while the ranks share cores: it may be the machine's)";
   if (rc.serial_fraction)
     s += (s.empty() ? "" : "; ") +
          std::string("serial fraction: code outside the OpenMP regions whose time grows with "

@@ -209,8 +209,15 @@ RC_GTEST_PROP(DetectInvariants, EveryFigureWithinWhatTheRunMeasured, ()) {
   // One order by saving; minor causes under the share by both measures,
   // the others over it by one; contention saves nothing and causes no wait.
   const double share = opts.minor_share;
-  for (size_t i = 1; i < res.root_causes.size(); ++i)
-    RC_ASSERT(res.root_causes[i - 1].saved_seconds >= res.root_causes[i].saved_seconds);
+  // (Growth alike on every rank on shared cores after every other cause.)
+  for (size_t i = 1; i < res.root_causes.size(); ++i) {
+    const RootCause &a = res.root_causes[i - 1], &b = res.root_causes[i];
+    RC_ASSERT(a.alike_on_shared_cores <= b.alike_on_shared_cores);
+    RC_ASSERT(a.alike_on_shared_cores != b.alike_on_shared_cores ||
+              a.saved_seconds >= b.saved_seconds);
+  }
+  RC_ASSERT(shared || std::none_of(res.root_causes.begin(), res.root_causes.end(),
+                                   [](const RootCause &c) { return c.alike_on_shared_cores; }));
   for (const RootCause &c : res.root_causes)
     RC_ASSERT(c.saved_seconds >= share * c.wall_time ||
               (!c.communication && c.cost_seconds >= share * c.rank_cpu));
