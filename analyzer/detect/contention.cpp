@@ -51,7 +51,7 @@ double PerRank(const Psg &psg, const Run &run, const VertexSeries &s) {
 // reasons of their own (the causes we look for, small at the smallest
 // scale) cannot move it; the large ones, which every loop's slowdown shows
 // in, do. Without OWN, so a cause never explains itself away (an Amdahl
-// section that is most of a small program's computation). 1 with fewer
+// section that is most of a small program's computation). NaN with fewer
 // than kMinVertices such vertices: no machine to tell from the program.
 constexpr double kMinSamples = 20;
 constexpr size_t kMinVertices = 3;
@@ -73,7 +73,7 @@ double MachineGrowth(const Psg &psg, const Run &small, const Run &big, double ex
     total += t_small;
   }
   if (ratio_weight.size() < kMinVertices)
-    return 1;
+    return NAN;
   std::sort(ratio_weight.begin(), ratio_weight.end());
   double acc = 0;
   for (auto [ratio, weight] : ratio_weight)
@@ -130,15 +130,20 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       // Grows alike on every rank (not abnormal anywhere): held against what
       // the median other computation vertex grows by on the same machine.
       const double machine = MachineGrowth(psg, small, big, expected, layer, rc.vertex);
+      // Too few other vertices to tell the machine's growth from the
+      // code's (HPCCG's sparse mat-vec, most of its computation): kept, but
+      // after every cause of one rank and never "found" alone.
+      rc.alike_on_shared_cores = !std::isfinite(machine);
       const double t_small = ns->merged[smallest].second, t_big = ns->merged[largest].second;
-      const double machine_big = t_small * expected * machine;
+      const double machine_big = t_small * expected * (std::isfinite(machine) ? machine : 1);
       const double own = std::max(0.0, t_big - machine_big);
       const double noise =
           hz > 0 ? opts.noise_sigma * std::sqrt(machine_big * hz) / hz : NoiseFloor(big, opts);
       machine_part = own <= noise ? rc.cost_seconds : std::max(0.0, rc.cost_seconds - own);
       lead = "its time per rank grows x" + Fixed("%.2f", t_small > 0 ? t_big / t_small : 0) +
              " on every rank alike, no more than ";
-      why = "the program's computation as a whole (x" + Fixed("%.2f", machine * expected) +
+      why = "the program's computation as a whole (x" +
+            Fixed("%.2f", (std::isfinite(machine) ? machine : 1) * expected) +
             ", the median other computation vertex) while the ranks shared cores " + sharing +
             ": caches, memory bandwidth and cores shared, not this code";
     }
@@ -157,8 +162,6 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       res.contention.push_back(std::move(rc));
       continue;
     }
-    rc.alike_on_shared_cores =
-        !rc.communication && !rc.thread_imbalance && rc.non_scalable && !rc.abnormal;
     if (machine_part > 0) {
       rc.bounds.push_back("cost held to " + Fixed("%.3f s", left) + ": " +
                           Fixed("%.3f s", machine_part) +

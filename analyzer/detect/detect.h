@@ -209,8 +209,8 @@ struct RootCause {
   // fraction, which no thread count shortens (Amdahl).
   bool serial_fraction = false;
   // Computation that grows alike on every rank (non-scalable, abnormal
-  // nowhere) while the ranks share cores, more than the other computation
-  // shows but not told from the machine's contention: listed after every
+  // nowhere) while the ranks share cores, with too few other computation
+  // vertices to tell its growth from the machine's: listed after every
   // rank-specific cause, never "found" alone (contention.cpp).
   bool alike_on_shared_cores = false;
   // Machine contention (contention.cpp): why its growth is the machine's

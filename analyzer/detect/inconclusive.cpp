@@ -29,20 +29,6 @@ constexpr size_t kMinPeers = 2;
 
 bool Computation(const RootCause &c) { return !c.communication && !c.io; }
 
-// Samples over the median below this never settle a cause, whatever their
-// standard deviations: near a median of one sample the normal tail is far
-// too thin (a Poisson count of 1 reaches 7 once in 10^4 tries, and a run
-// tries as many vertices times ranks; clean HPCCG at 8 ranks was "found"
-// on 6 samples at 6.3 standard deviations). P(count of 1 reaches 11) is
-// 10^-8.
-constexpr double kMinEvidence = 10;
-
-// Clear of sampling noise: not thin data, and, where sampled, on at least
-// kMinEvidence samples.
-bool Settled(const RootCause &c) {
-  return !c.thin_data && (c.evidence_samples <= 0 || c.evidence_samples >= kMinEvidence);
-}
-
 // The median cost of the kPeers costliest computation candidates of RES
 // other than BEST; *N how many there were.
 double PeersMedian(const DetectResult &res, const RootCause *best, size_t *n) {

@@ -5,6 +5,7 @@
 // measured from. The expected figures are taken from the generated profile,
 // not from the PPG, so a wrong sum in the builder fails here too.
 #include "detect/detect.h"
+#include "detect/detect_stages.h"
 #include "report/report.h"
 #include "scalana/ids.h"
 
@@ -209,13 +210,16 @@ RC_GTEST_PROP(DetectInvariants, EveryFigureWithinWhatTheRunMeasured, ()) {
   // One order by saving; minor causes under the share by both measures,
   // the others over it by one; contention saves nothing and causes no wait.
   const double share = opts.minor_share;
-  // (Growth alike on every rank on shared cores after every other cause.)
-  for (size_t i = 1; i < res.root_causes.size(); ++i) {
-    const RootCause &a = res.root_causes[i - 1], &b = res.root_causes[i];
-    RC_ASSERT(a.alike_on_shared_cores <= b.alike_on_shared_cores);
-    RC_ASSERT(a.alike_on_shared_cores != b.alike_on_shared_cores ||
-              a.saved_seconds >= b.saved_seconds);
-  }
+  // (Growth alike on every rank on shared cores: never above a settled
+  // cause of one rank; each class in the order of its savings.)
+  const std::vector<RootCause> &rc = res.root_causes;
+  for (size_t i = 0; i < rc.size(); ++i)
+    for (size_t j = i + 1; j < rc.size(); ++j) {
+      if (rc[i].alike_on_shared_cores && !rc[j].alike_on_shared_cores)
+        RC_ASSERT(!detect_internal::Settled(rc[j]));
+      if (rc[i].alike_on_shared_cores == rc[j].alike_on_shared_cores)
+        RC_ASSERT(rc[i].saved_seconds >= rc[j].saved_seconds);
+    }
   RC_ASSERT(shared || std::none_of(res.root_causes.begin(), res.root_causes.end(),
                                    [](const RootCause &c) { return c.alike_on_shared_cores; }));
   for (const RootCause &c : res.root_causes)
