@@ -233,6 +233,8 @@ struct DetectResult {
   // MINOR_CAUSES, in the same order; growth that is the machine's, not a
   // line's, in CONTENTION (largest first).
   std::vector<RootCause> root_causes, minor_causes, contention;
+  // How many minor causes and contention entries there were before --top.
+  size_t minor_count = 0, contention_count = 0;
   // The wall-time savings of the causes listed, summed, when that exceeds
   // the largest run's wall time (0 otherwise): they overlap, one fix's
   // saving partly another's (the same waits, one critical path).

@@ -50,6 +50,8 @@ void RankCauses(const DetectOptions &opts, DetectResult &res) {
   // Only what is reported is cut to --top: every non-scalable vertex was a
   // start and a problematic step (cut before backtracking, --top 3 and 50
   // named Kripke's causes in different orders).
+  res.minor_count = res.minor_causes.size();
+  res.contention_count = res.contention.size();
   for (std::vector<RootCause> *list : {&causes, &res.minor_causes, &res.contention})
     if (list->size() > opts.top)
       list->resize(opts.top);

@@ -32,6 +32,13 @@ std::string MinorFigures(const RootCause &rc) {
          (rc.thin_data ? "; thin data" : "");
 }
 
+// "... and 12 more (--top 10)": what the cut left out, never silently.
+std::string More(const ReportInput &in, size_t shown, size_t total) {
+  return total > shown ? "... and " + std::to_string(total - shown) + " more (--top " +
+                             std::to_string(in.options.top) + ")"
+                       : std::string();
+}
+
 } // namespace
 
 void WriteCauseListsText(const ReportInput &in, std::ostream &out) {
@@ -40,11 +47,15 @@ void WriteCauseListsText(const ReportInput &in, std::ostream &out) {
     out << "\n== " << MinorTitle(in) << " ==\n";
     for (const RootCause &rc : r.minor_causes)
       out << "  " << Safe(Head(in, rc)) << ": " << MinorFigures(rc) << "\n";
+    if (std::string more = More(in, r.minor_causes.size(), r.minor_count); !more.empty())
+      out << "  " << more << "\n";
   }
   if (!r.contention.empty()) {
     out << "\n== " << kContentionTitle << " ==\n";
     for (const RootCause &rc : r.contention)
       out << "  " << Safe(Head(in, rc)) << ": " << Safe(rc.contention) << "\n";
+    if (std::string more = More(in, r.contention.size(), r.contention_count); !more.empty())
+      out << "  " << more << "\n";
   }
 }
 
@@ -55,6 +66,8 @@ void WriteCauseListsHtml(const ReportInput &in, std::ostream &out) {
     for (const RootCause &rc : r.minor_causes)
       out << "<li><code>" << HtmlEscape(Head(in, rc)) << "</code>: " << HtmlEscape(MinorFigures(rc))
           << "</li>";
+    if (std::string more = More(in, r.minor_causes.size(), r.minor_count); !more.empty())
+      out << "<li>" << HtmlEscape(more) << "</li>";
     out << "</ul>\n";
   }
   if (!r.contention.empty()) {
@@ -62,6 +75,8 @@ void WriteCauseListsHtml(const ReportInput &in, std::ostream &out) {
     for (const RootCause &rc : r.contention)
       out << "<li><code>" << HtmlEscape(Head(in, rc)) << "</code>: " << HtmlEscape(rc.contention)
           << "</li>";
+    if (std::string more = More(in, r.contention.size(), r.contention_count); !more.empty())
+      out << "<li>" << HtmlEscape(more) << "</li>";
     out << "</ul>\n";
   }
 }

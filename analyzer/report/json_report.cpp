@@ -1,9 +1,9 @@
 // The JSON sink of the detection results (docs/detect.md §6): every figure
 // of the text report, as numbers, for machines.
-#include "report/report.h"
 #include "ppg/rank_time.h"
 #include "report/async_report.h"
 #include "report/predict_report.h"
+#include "report/report.h"
 #include "report/report_common.h"
 
 #include <nlohmann/json.hpp>
@@ -193,6 +193,8 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
     doc[key] = causes;
   }
   doc["minor_share"] = in.options.minor_share;
+  doc["minor_causes_count"] = r.minor_count;
+  doc["contention_count"] = r.contention_count;
   // found: a cause clear of noise (or communication alone); inconclusive:
   // computation causes, all too thin to tell from noise; none.
   doc["verdict"] = r.root_causes.empty()    ? "none"
