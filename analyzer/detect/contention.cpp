@@ -7,22 +7,17 @@
 // the part above the machine's growth is its cost.
 #include "detect/detect_stages.h"
 #include "ppg/rank_time.h"
+#include "report/report_common.h"
 
 #include <algorithm>
 #include <cmath>
-#include <cstdio>
 
 namespace scalana {
 
 using namespace detect_internal;
+using report_common::Fmt;
 
 namespace {
-
-std::string Fixed(const char *fmt, double x) {
-  char buf[48];
-  std::snprintf(buf, sizeof buf, fmt, x);
-  return buf;
-}
 
 // The median over RUN's ranks of the main thread's run delay, in seconds.
 double MedianRunDelay(const Run &run) {
@@ -103,9 +98,9 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
   // one rank there is nothing to wait for, whatever the delay.)
   const double delay = MedianRunDelay(big);
   const double hz = big.sample_rate;
-  const std::string sharing = "(runnable but not running " + Fixed("%.3f", delay) +
+  const std::string sharing = "(runnable but not running " + Fmt("%.3f", delay) +
                               " s per rank at " + std::to_string(big.world_size) + " ranks, " +
-                              Fixed("%.3f", MedianRunDelay(small)) + " s at " +
+                              Fmt("%.3f", MedianRunDelay(small)) + " s at " +
                               std::to_string(small.world_size) + ")";
 
   std::vector<RootCause> kept;
@@ -121,7 +116,7 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       // traffic per rank grows enough to matter, the program sends more:
       // its own loss, whatever the cores add.)
       machine_part = std::min(rc.cost_seconds, delay);
-      lead = "its wait grows by " + Fixed("%.3f", rc.cost_seconds) + " s per rank, no more than ";
+      lead = "its wait grows by " + Fmt("%.3f", rc.cost_seconds) + " s per rank, no more than ";
       why = "the time the ranks it waits for spent waiting for a core while they shared cores " +
             sharing + " (" + rc.explanation + ")";
     } else if (const NonScalableVertex *ns = FindNonScalableOf(res, rc.vertex);
@@ -140,10 +135,10 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       const double noise =
           hz > 0 ? opts.noise_sigma * std::sqrt(machine_big * hz) / hz : NoiseFloor(big, opts);
       machine_part = own <= noise ? rc.cost_seconds : std::max(0.0, rc.cost_seconds - own);
-      lead = "its time per rank grows x" + Fixed("%.2f", t_small > 0 ? t_big / t_small : 0) +
+      lead = "its time per rank grows x" + Fmt("%.2f", t_small > 0 ? t_big / t_small : 0) +
              " on every rank alike, no more than ";
       why = "the program's computation as a whole (x" +
-            Fixed("%.2f", (std::isfinite(machine) ? machine : 1) * expected) +
+            Fmt("%.2f", (std::isfinite(machine) ? machine : 1) * expected) +
             ", the median other computation vertex) while the ranks shared cores " + sharing +
             ": caches, memory bandwidth and cores shared, not this code";
     }
@@ -163,9 +158,8 @@ void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t sma
       continue;
     }
     if (machine_part > 0) {
-      rc.bounds.push_back("cost held to " + Fixed("%.3f s", left) + ": " +
-                          Fixed("%.3f s", machine_part) +
-                          " of its growth is the machine's: " + why);
+      rc.bounds.push_back("cost held to " + Fmt("%.3f s", left) + ": " +
+                          Fmt("%.3f s", machine_part) + " of its growth is the machine's: " + why);
       rc.cost_seconds = left;
       rc.saved_seconds = std::min(rc.saved_seconds, left);
       rc.waits_caused = std::min(rc.waits_caused, left * std::max(rc.waiting_ranks, 1));
