@@ -6,7 +6,6 @@
 // machine's, listed apart without savings or waits; where it is more, only
 // the part above the machine's growth is its cost.
 #include "detect/detect_stages.h"
-#include "ppg/rank_time.h"
 #include "report/report_common.h"
 
 #include <algorithm>
@@ -87,10 +86,10 @@ const NonScalableVertex *FindNonScalableOf(const DetectResult &res, VertexId v) 
 } // namespace
 
 void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t smallest,
-                        size_t largest, const DetectOptions &opts, const CommLayer &layer,
-                        DetectResult &res) {
+                        size_t largest, bool shared_cores, const DetectOptions &opts,
+                        const CommLayer &layer, DetectResult &res) {
   const Run &small = runs[smallest], &big = runs[largest];
-  if (small.world_size == big.world_size || !SummariseTime(big).shared_cores)
+  if (small.world_size == big.world_size || !shared_cores)
     return;
   const double expected = std::pow(double(big.world_size) / small.world_size, res.expected_slope);
   // What a rank's wait can be made of while the ranks it waits for are

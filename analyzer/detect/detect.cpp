@@ -89,16 +89,18 @@ void SetSampleEvidence(RootCause &rc, double cost, double median, double hz) {
           : 1;
 }
 
-bool OnSlowestRank(const Run &big, int slot, bool shared_cores) {
-  if (slot < 0 || size_t(slot) >= big.rank_total.size())
+SlowestRank::SlowestRank(const Run &big, bool shared_cores) : big_(big) {
+  if (!big.rank_total.empty())
+    slowest_ = *std::max_element(big.rank_total.begin(), big.rank_total.end());
+  if (shared_cores && big.rank_cpu.size() == big.rank_total.size() && !big.rank_cpu.empty())
+    busiest_ = *std::max_element(big.rank_cpu.begin(), big.rank_cpu.end());
+}
+
+bool SlowestRank::Is(int slot) const {
+  if (slot < 0 || size_t(slot) >= big_.rank_total.size())
     return false;
-  const float slowest = *std::max_element(big.rank_total.begin(), big.rank_total.end());
-  if (big.rank_total[size_t(slot)] >= 0.95f * slowest)
-    return true;
-  if (big.rank_cpu.size() != big.rank_total.size() || !shared_cores)
-    return false;
-  const float busiest = *std::max_element(big.rank_cpu.begin(), big.rank_cpu.end());
-  return busiest > 0 && big.rank_cpu[size_t(slot)] >= 0.95f * busiest;
+  return big_.rank_total[size_t(slot)] >= 0.95f * slowest_ ||
+         (busiest_ > 0 && big_.rank_cpu[size_t(slot)] >= 0.95f * busiest_);
 }
 
 bool IsCollective(const Psg &psg, VertexId v) {
@@ -154,10 +156,14 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
 
   // --- Cost, score and evidence of each root cause in the largest run
   // (score_causes.cpp).
-  ScoreCauses(psg, traced, opts, costs, res);
+  // Which ranks share cores, read once: the costs, the critical path and
+  // contention depend on it.
+  const TimeSummary time = SummariseTime(big);
+  const SlowestRank slowest(big, time.shared_cores);
+  ScoreCauses(psg, traced, opts, slowest, costs, res);
   // --- OpenMP threads: the culprit thread, the team's waits for it, and
   // imbalance within ranks that no rank-level path explains (threads.cpp).
-  AttachThreads(psg, big, opts, NoiseFloor(big, opts), res.root_causes);
+  AttachThreads(psg, big, opts, NoiseFloor(big, opts), slowest, res.root_causes);
   MarkSerialFraction(psg, big, res.root_causes);
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);
@@ -167,7 +173,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // --- Waits no path explained, less what other ranks' causes explain;
   // growth that is the machine's, not a line's (contention.cpp).
   HoldWaitsToTheUnexplained(psg, opts, res.root_causes);
-  SeparateContention(psg, runs, smallest, largest, opts, layer, res);
+  SeparateContention(psg, runs, smallest, largest, time.shared_cores, opts, layer, res);
 
   // --- No figure past what the run supports (cause_bounds.cpp).
   BoundCauseFigures(psg, big, res.root_causes);
@@ -179,7 +185,7 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   SumSavings(res);
   if (std::string hint = CommLayerHint(psg, res.root_causes); !hint.empty())
     res.hints.push_back(std::move(hint));
-  if (std::string hint = OffCpuHint(big, SummariseTime(big)); !hint.empty())
+  if (std::string hint = OffCpuHint(big, time); !hint.empty())
     res.hints.push_back(std::move(hint));
   res.inconclusive = Inconclusive(res, big);
   res.hot_spots = FindHotSpots(psg, runs, res.backtrack_run);

@@ -51,13 +51,21 @@ private:
   std::vector<int32_t> pattern_of_; // per vertex: index into patterns_, -1 none
 };
 
-// Whether the rank in SLOT of BIG is (within 5%) the slowest: by its
-// measured time (CPU plus MPI wall time), or, where ranks share cores
-// (SHARED_CORES, TimeSummary's), by
-// its CPU time, since there every rank's MPI waits hold the others' wait
-// for a core and the late rank reads no slower than any (HPCCG at 8 ranks
-// on 2 cores: an injected loop read "no wall time saved").
-bool OnSlowestRank(const Run &big, int slot, bool shared_cores);
+// Whether a rank slot of BIG is (within 5%) the slowest: by its measured
+// time (CPU plus MPI wall time), or, where ranks share cores (SHARED_CORES,
+// TimeSummary's), by its CPU time, since there every rank's MPI waits hold
+// the others' wait for a core and the late rank reads no slower than any
+// (HPCCG at 8 ranks on 2 cores: an injected loop read "no wall time
+// saved"). Built once a run: the maxima over its ranks.
+class SlowestRank {
+public:
+  SlowestRank(const Run &big, bool shared_cores);
+  bool Is(int slot) const;
+
+private:
+  const Run &big_;
+  float slowest_ = 0, busiest_ = 0; // measured time, CPU time (0: not used)
+};
 
 // How many samples a computation cause rests on: its COST in samples against
 // the Poisson noise of its MEDIAN's count (at least one sample). Below
@@ -200,15 +208,16 @@ std::string CommLayerHint(const Psg &psg, const std::vector<RootCause> &causes);
 // Cost, score, waits caused and evidence of each of RES.root_causes in the
 // largest run. score_causes.cpp.
 void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
-                 detect_internal::CauseCosts &costs, DetectResult &res);
+                 const detect_internal::SlowestRank &slowest, detect_internal::CauseCosts &costs,
+                 DetectResult &res);
 
-// Causes whose growth is the machine's where ranks share cores (their wait
-// no more than the ranks' run delay grew, their computation no more than
-// the median vertex's) moved from RES.root_causes to RES.contention; the
-// part of a cause's cost that is the machine's taken off it, and said.
-// contention.cpp.
+// Where the largest run's ranks share cores (SHARED_CORES), causes whose
+// growth is the machine's (a wait no more than the ranks' run delay,
+// computation no more than the other vertices grow) moved from
+// RES.root_causes to RES.contention; the part of a cause's cost that is the
+// machine's taken off it, and said. contention.cpp.
 void SeparateContention(const Psg &psg, const std::vector<Run> &runs, size_t smallest,
-                        size_t largest, const DetectOptions &opts,
+                        size_t largest, bool shared_cores, const DetectOptions &opts,
                         const detect_internal::CommLayer &layer, DetectResult &res);
 
 // RES.root_causes in the order they are reported; it and RES.non_scalable

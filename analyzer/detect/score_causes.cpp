@@ -1,5 +1,4 @@
 #include "detect/detect_stages.h"
-#include "ppg/rank_time.h"
 
 #include <algorithm>
 
@@ -47,10 +46,9 @@ void AddCounterEvidence(const Run &big, const VertexSeries &s, int slot, RootCau
 } // namespace
 
 void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions &opts,
-                 CauseCosts &costs, DetectResult &res) {
+                 const SlowestRank &slowest, CauseCosts &costs, DetectResult &res) {
   const Run &big = costs.big();
   const double big_max = big.total_time;
-  const bool shared_cores = SummariseTime(big).shared_cores;
   for (size_t ci = 0; ci < res.root_causes.size(); ++ci) {
     RootCause &rc = res.root_causes[ci];
     const VertexSeries *s = big.Find(rc.vertex);
@@ -100,8 +98,8 @@ void ScoreCauses(const Psg &psg, const TracedCauses &traced, const DetectOptions
     // wall time saved" on the rank chosen as its culprit).
     const bool everywhere = rc.non_scalable && !rc.abnormal;
     const bool critical = rc.waits_caused > opts.min_wait ||
-                          OnSlowestRank(big, big.SlotOf(rc.culprit_rank), shared_cores) ||
-                          everywhere || (rc.communication && IsCollective(psg, rc.vertex));
+                          slowest.Is(big.SlotOf(rc.culprit_rank)) || everywhere ||
+                          (rc.communication && IsCollective(psg, rc.vertex));
     rc.saved_seconds = critical ? std::min(cost, rc.wall_time) : 0;
     // How many samples the conclusion rests on: the cost in samples against
     // the Poisson noise of the median's count (at least one sample). Below

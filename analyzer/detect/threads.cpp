@@ -2,7 +2,6 @@
 
 #include "detect/detect_stages.h"
 #include "ppg/ppg_threads.h"
-#include "ppg/rank_time.h"
 
 #include <algorithm>
 #include <cmath>
@@ -98,7 +97,7 @@ std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
 }
 
 void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, double floor,
-                   std::vector<RootCause> &causes) {
+                   const detect_internal::SlowestRank &slowest, std::vector<RootCause> &causes) {
   std::vector<AbnormalThread> abnormal = FindAbnormalThreads(psg, big, opts, floor);
   if (abnormal.empty())
     return;
@@ -119,7 +118,6 @@ void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, do
     rc.path.push_back(PathStep{a.vertex, a.rank, a.time, a.waits, "barrier", true, a.thread});
   }
   const double big_max = big.total_time;
-  const bool shared_cores = SummariseTime(big).shared_cores;
   // Imbalance within ranks that no rank-level path explains: a cause of
   // its own, on its worst rank, costing that thread's time over the median.
   for (const AbnormalThread &a : abnormal) {
@@ -150,8 +148,7 @@ void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, do
     // The team waits for the thread: the region, and so its rank, ends
     // later by the excess; the run by it when the rank is the slowest or
     // others wait.
-    const bool critical =
-        a.waits > opts.min_wait || detect_internal::OnSlowestRank(big, a.slot, shared_cores);
+    const bool critical = a.waits > opts.min_wait || slowest.Is(a.slot);
     rc.saved_seconds = critical ? std::min(a.excess, rc.wall_time) : 0;
     if (big.sample_rate > 0)
       detect_internal::SetSampleEvidence(rc, a.excess, a.median, big.sample_rate);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include "detect/detect.h"
+#include "detect/detect_stages.h"
 
 namespace scalana {
 
@@ -22,9 +23,10 @@ std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
 
 // Names the culprit thread of every root cause whose culprit rank has an
 // abnormal thread at its vertex, counts the waits it causes, and adds the
-// imbalances no root cause explains as causes of their own.
+// imbalances no root cause explains as causes of their own; SLOWEST tells
+// whether a fix is on the critical path.
 void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, double floor,
-                   std::vector<RootCause> &causes);
+                   const detect_internal::SlowestRank &slowest, std::vector<RootCause> &causes);
 
 // Marks the non-scalable computation causes outside every OpenMP construct
 // as the serial fraction, in runs whose ranks have teams of 2 or more.
