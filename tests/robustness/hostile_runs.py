@@ -210,7 +210,11 @@ def stage_setup(t):
                         t.scalana, "prof", "-o", t.base(np), "--write-group", "0", "--",
                         # A root cause to report: the stripped and dot
                         # cases compare and draw it.
-                        t.binary, "--inject"],
+                        # Long and uneven enough to stand out of the sampling
+                        # noise with other tests loading the cores (CI runs
+                        # two at a time): at 66 Hz the default 0.45 s run
+                        # left 19 samples and no cause.
+                        t.binary, "--inject", "--iters", "1600", "--factor", "12"],
                        env=env, check=True, timeout=120)
         if not os.path.exists(os.path.join(t.base(np), "profile.json.gz")):
             t.failures.append(f"no profile written at {np} ranks")
