@@ -150,7 +150,23 @@ PpgPicture BuildPpgPicture(const ReportInput &in, size_t max_causes, size_t max_
     for (auto &g : groups)
       std::sort(g.begin(), g.end());
   }
-  std::sort(groups.begin(), groups.end());
+  // Leftmost, beside the row labels, the column of the first cause's
+  // culprit, then the next cause's: at 27 ranks the culprit's column was
+  // the last, off a 1400 px screen. The rest in rank order.
+  std::map<int, size_t> first_cause_of; // culprit rank -> first cause it ends
+  for (size_t c = 0; c < drawn.size(); ++c)
+    if (!drawn[c].steps.empty())
+      first_cause_of.try_emplace(drawn[c].steps.back().rank, c);
+  auto culprit_order = [&](const std::vector<int> &g) {
+    size_t first = drawn.size();
+    for (int r : g)
+      if (auto it = first_cause_of.find(r); it != first_cause_of.end())
+        first = std::min(first, it->second);
+    return first;
+  };
+  std::sort(groups.begin(), groups.end(), [&](const auto &a, const auto &b) {
+    return std::make_pair(culprit_order(a), a) < std::make_pair(culprit_order(b), b);
+  });
   std::map<int, size_t> col_of;
   for (size_t g = 0; g < groups.size(); ++g)
     for (int r : groups[g])
