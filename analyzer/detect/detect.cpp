@@ -164,6 +164,8 @@ DetectResult Detect(const Psg &psg, const std::vector<Run> &runs, const DetectOp
   // --- OpenMP threads: the culprit thread, the team's waits for it, and
   // imbalance within ranks that no rank-level path explains (threads.cpp).
   AttachThreads(psg, big, opts, NoiseFloor(big, opts), slowest, res.root_causes);
+  MarkGrowingImbalance(psg, runs, smallest, largest, res.expected_slope, opts, non_scalable_set,
+                       res.root_causes);
   MarkSerialFraction(psg, big, res.root_causes);
   // --- One line's contexts named once, their costs summed (line_causes.cpp).
   MergeLineContexts(psg, big, res.root_causes);

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <unordered_set>
 
 namespace scalana {
 
@@ -40,6 +41,53 @@ std::pair<double, int> WaitsInRegion(const Psg &psg, const Run &run, VertexId re
     }
   return out;
 }
+// Whether S is work a team shares: not an MPI call, and not a region's own
+// call vertex, which holds the master's fork and join in the runtime, work
+// no other thread of the team has or could take over (LULESH: 0.55-0.62 s
+// a rank at 8 ranks x 2 threads, named "thread 0" at every `omp parallel
+// for` of a clean run).
+bool TeamWork(const Psg &psg, const VertexSeries &s) {
+  const Vertex &x = psg.vertex(s.vertex);
+  return !s.threads.empty() && x.kind != VertexKind::Mpi &&
+         !(x.kind == VertexKind::Call && x.region != OmpRegion::None);
+}
+
+// Calls F(slot, cpu) for each rank of S whose team has two or more
+// threads; CPU[t] is thread t's CPU seconds at S.
+template <class F> void ForEachTeam(const Run &run, const VertexSeries &s, F f) {
+  for (size_t i = 0; i < s.threads.size();) {
+    const int slot = s.threads[i].slot;
+    const int team = slot < int(run.omp_threads.size()) ? run.omp_threads[size_t(slot)] : 0;
+    std::vector<double> cpu(size_t(std::max(team, 0)), 0.0);
+    for (; i < s.threads.size() && s.threads[i].slot == slot; ++i)
+      if (s.threads[i].thread < team)
+        cpu[size_t(s.threads[i].thread)] += s.threads[i].cpu;
+    if (team >= 2)
+      f(slot, cpu);
+  }
+}
+
+// The median of the team's other threads (of two, the other one).
+double OthersMedian(const std::vector<double> &cpu, int t) {
+  std::vector<double> others;
+  for (int o = 0; o < int(cpu.size()); ++o)
+    if (o != t)
+      others.push_back(cpu[size_t(o)]);
+  return Median(std::move(others));
+}
+
+// The largest excess of one thread over its team's other threads at V, over
+// RUN's ranks (0 where no team runs it): the imbalance as each scale has it.
+double LargestThreadExcess(const Psg &psg, const Run &run, VertexId v) {
+  const VertexSeries *s = run.Find(v);
+  double most = 0;
+  if (s && TeamWork(psg, *s))
+    ForEachTeam(run, *s, [&](int, const std::vector<double> &cpu) {
+      for (int t = 0; t < int(cpu.size()); ++t)
+        most = std::max(most, cpu[size_t(t)] - OthersMedian(cpu, t));
+    });
+  return most;
+}
 } // namespace
 
 std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
@@ -47,30 +95,11 @@ std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
   std::vector<AbnormalThread> found;
   const double hz = run.sample_rate;
   for (const VertexSeries &s : run.series) {
-    const Vertex &x = psg.vertex(s.vertex);
-    // A region's own call vertex holds the master's fork and join in the
-    // runtime, work no other thread of the team has or could take over
-    // (LULESH: 0.55-0.62 s a rank at 8 ranks x 2 threads, named "thread 0"
-    // at every `omp parallel for` of a clean run).
-    if (s.threads.empty() || x.kind == VertexKind::Mpi ||
-        (x.kind == VertexKind::Call && x.region != OmpRegion::None))
+    if (!TeamWork(psg, s))
       continue;
-    for (size_t i = 0; i < s.threads.size();) {
-      const int slot = s.threads[i].slot;
-      const int team = slot < int(run.omp_threads.size()) ? run.omp_threads[size_t(slot)] : 0;
-      std::vector<double> cpu(size_t(std::max(team, 0)), 0.0);
-      for (; i < s.threads.size() && s.threads[i].slot == slot; ++i)
-        if (s.threads[i].thread < team)
-          cpu[size_t(s.threads[i].thread)] += s.threads[i].cpu;
-      if (team < 2)
-        continue;
-      for (int t = 0; t < team; ++t) {
-        // Against the team's other threads: of two, the other one.
-        std::vector<double> others;
-        for (int o = 0; o < team; ++o)
-          if (o != t)
-            others.push_back(cpu[size_t(o)]);
-        const double med = Median(others);
+    ForEachTeam(run, s, [&](int slot, const std::vector<double> &cpu) {
+      for (int t = 0; t < int(cpu.size()); ++t) {
+        const double med = OthersMedian(cpu, t);
         // Noise: the median's Poisson spread in samples, as for ranks.
         const double noise =
             hz > 0 ? opts.noise_sigma * std::sqrt(std::max(med, 0.0) * hz) / hz : 0;
@@ -89,7 +118,7 @@ std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
             WaitsInRegion(psg, run, RegionOf(psg, s.vertex), slot, t, excess, opts.min_wait);
         found.push_back(a);
       }
-    }
+    });
   }
   std::sort(found.begin(), found.end(),
             [](const AbnormalThread &a, const AbnormalThread &b) { return a.excess > b.excess; });
@@ -154,6 +183,48 @@ void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, do
       detect_internal::SetSampleEvidence(rc, a.excess, a.median, big.sample_rate);
     rc.path.push_back(PathStep{a.vertex, a.rank, a.time, a.waits, "barrier", true, a.thread});
     causes.push_back(std::move(rc));
+  }
+}
+
+void MarkGrowingImbalance(const Psg &psg, const std::vector<Run> &runs, size_t smallest,
+                          size_t largest, double expected_slope, const DetectOptions &opts,
+                          const std::unordered_set<VertexId> &non_scalable,
+                          std::vector<RootCause> &causes) {
+  const Run &small = runs[smallest], &big = runs[largest];
+  if (small.world_size == big.world_size)
+    return;
+  double floor = 1e300;
+  for (const Run &r : runs)
+    floor = std::min(floor, detect_internal::NoiseFloor(r, opts));
+  floor = std::max(floor, 1e-9);
+  const double hz = big.sample_rate;
+  const double ratio = std::pow(double(big.world_size) / small.world_size, expected_slope);
+  for (RootCause &rc : causes) {
+    if (!rc.thread_imbalance || rc.communication || rc.non_scalable)
+      continue;
+    if (non_scalable.count(rc.vertex)) { // the vertex's time per rank grows
+      rc.non_scalable = true;
+      continue;
+    }
+    // The excess itself, scale by scale: a thread given a share of work that
+    // grows with the ranks (an injected imbalance doubling as they double)
+    // leaves the vertex's time per rank growing by less than its share.
+    std::vector<std::pair<double, double>> pts;
+    for (const Run &r : runs)
+      pts.push_back({double(r.world_size), LargestThreadExcess(psg, r, rc.vertex)});
+    const LogLogFit fit = FitLogLog(pts, floor);
+    const double at_small = pts[smallest].second, at_big = pts[largest].second;
+    const double expected_big = std::max(at_small, floor) * ratio;
+    // Noise: the Poisson spread of the culprit's and its team's counts.
+    const double noise =
+        hz > 0 ? opts.noise_sigma * std::sqrt((rc.median_time + expected_big) * hz) / hz : 0;
+    if (!fit.ok || fit.b - expected_slope < opts.min_slope_excess ||
+        at_big - expected_big < std::max(floor, noise))
+      continue;
+    rc.non_scalable = true;
+    rc.small_ranks = small.world_size;
+    rc.big_ranks = big.world_size;
+    rc.growth.push_back(CommGrowth{"thread excess", at_small, at_big});
   }
 }
 

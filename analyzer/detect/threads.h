@@ -5,6 +5,8 @@
 #include "detect/detect.h"
 #include "detect/detect_stages.h"
 
+#include <unordered_set>
+
 namespace scalana {
 
 // A vertex on one rank where one thread's CPU time exceeds ABNORM_THD times
@@ -27,6 +29,15 @@ std::vector<AbnormalThread> FindAbnormalThreads(const Psg &psg, const Run &run,
 // whether a fix is on the critical path.
 void AttachThreads(const Psg &psg, const Run &big, const DetectOptions &opts, double floor,
                    const detect_internal::SlowestRank &slowest, std::vector<RootCause> &causes);
+
+// Growth first: marks as non-scalable the thread imbalances whose vertex
+// is (NON_SCALABLE), or whose largest thread excess grows from RUNS[SMALLEST]
+// to RUNS[LARGEST] beyond EXPECTED_SLOPE by min_slope_excess and the noise;
+// the excess at both ends goes in their growth ("thread excess").
+void MarkGrowingImbalance(const Psg &psg, const std::vector<Run> &runs, size_t smallest,
+                          size_t largest, double expected_slope, const DetectOptions &opts,
+                          const std::unordered_set<VertexId> &non_scalable,
+                          std::vector<RootCause> &causes);
 
 // Marks the non-scalable computation causes outside every OpenMP construct
 // as the serial fraction, in runs whose ranks have teams of 2 or more.

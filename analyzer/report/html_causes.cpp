@@ -142,10 +142,17 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
     out << "cost: " << Fmt("%.3f", rc.cost_seconds) << " s on rank " << rc.culprit_rank << " ("
         << (rc.communication || rc.cost_is_growth ? "growth beyond the expected scaling"
                                                   : "time over its median")
-        << "), " << HtmlEscape(CostShares(rc)) << "; score " << Fmt("%.3f", rc.score)
-        << "<br>time: rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
-        << " s here" << HtmlEscape(OffCpuShare(rc)) << ", median over ranks "
-        << Fmt("%.3f", rc.median_time) << " s<br>if fixed: ";
+        << "), " << HtmlEscape(CostShares(rc)) << "; score " << Fmt("%.3f", rc.score);
+    // As the text report: a thread's time against its team's, or a rank's.
+    if (rc.thread_imbalance)
+      out << "<br>time: " << HtmlEscape(Culprit(rc)) << " spends " << Fmt("%.3f", rc.culprit_time)
+          << " s here, median over the rank's other threads " << Fmt("%.3f", rc.median_time)
+          << " s";
+    else
+      out << "<br>time: rank " << rc.culprit_rank << " spends " << Fmt("%.3f", rc.culprit_time)
+          << " s here" << HtmlEscape(OffCpuShare(rc)) << ", median over ranks "
+          << Fmt("%.3f", rc.median_time) << " s";
+    out << "<br>if fixed: ";
     if (rc.saved_seconds > 0)
       out << "about " << Fmt("%.3f", rc.saved_seconds) << " s less wall time";
     else
@@ -158,6 +165,8 @@ void WriteCauseDetails(const ReportInput &in, size_t plots_for, std::ostream &ou
     out << "<br>why: " << HtmlEscape(WhyText(rc)) << "<br>";
     if (rc.communication)
       out << "communication that no computation explains: " << HtmlEscape(rc.explanation) << "<br>";
+    else if (std::string g = ThreadGrowthText(rc); !g.empty())
+      out << "grows: " << HtmlEscape(g) << "<br>";
     if (rc.thin_data)
       out << "thin data: " << Fmt("%.1f", rc.signal_to_noise)
           << " standard deviations; a run about " << Fmt("%.0f", rc.run_longer)

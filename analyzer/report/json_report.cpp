@@ -74,7 +74,7 @@ nlohmann::json CauseJson(const ReportInput &in, const RootCause &rc) {
   for (const PathStep &ps : rc.path)
     path.push_back(StepJson(in, ps));
   json growth = json::object();
-  if (rc.communication)
+  if (rc.communication || !rc.growth.empty())
     growth["ranks"] = {rc.small_ranks, rc.big_ranks};
   for (const CommGrowth &g : rc.growth)
     growth[g.what] = {g.small, g.big};

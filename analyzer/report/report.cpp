@@ -193,6 +193,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
             << Fmt(g.what == "time" ? "%.3f" : "%.4g", g.big) << (g.what == "time" ? " s" : "")
             << ";";
       out << "\n    explains:  " << Safe(rc.explanation) << "\n";
+    } else if (std::string g = ThreadGrowthText(rc); !g.empty()) {
+      out << "    grows:     " << g << "\n";
     }
     if (rc.thin_data)
       out << "    thin data: rests on " << Fmt("%.0f", rc.evidence_samples)

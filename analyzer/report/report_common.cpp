@@ -281,6 +281,16 @@ std::string WhyText(const RootCause &rc) {
   return s;
 }
 
+std::string ThreadGrowthText(const RootCause &rc) {
+  for (const CommGrowth &g : rc.growth)
+    if (!rc.communication && g.what == "thread excess")
+      return "a thread's time over its team's median (the largest over ranks) " +
+             Fmt("%.3f", g.small) + " s at " + RankCount(rc.small_ranks) + " -> " +
+             Fmt("%.3f", g.big) + " s at " + RankCount(rc.big_ranks) +
+             ": the imbalance grows with the ranks";
+  return "";
+}
+
 // "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
 std::string Percent(double part, double whole) {
   return whole > 0 ? Fmt("%.1f", 100 * part / whole) + "%" : std::string("n/a");

@@ -82,6 +82,10 @@ std::string NotFound(const ReportInput &in, VertexId v);
 
 // What made RC a cause, in words (never blank).
 std::string WhyText(const RootCause &rc);
+// What grew of a thread imbalance marked non-scalable for its own growth
+// (MarkGrowingImbalance): the largest thread excess at both ends; "" for
+// other causes.
+std::string ThreadGrowthText(const RootCause &rc);
 
 // "12.5%" of WHOLE, or "n/a" when there is no whole to divide by.
 std::string Percent(double part, double whole);

@@ -247,7 +247,7 @@ struct OmpRegionProgram {
   Psg psg;
   ProfileBuilder b;
   static constexpr uint32_t in_loop = 0, at_fork = 1;
-  explicit OmpRegionProgram(double hz) : b(2, hz) {
+  explicit OmpRegionProgram(double hz, int ranks = 2, int team = 2) : b(ranks, hz) {
     fork = m.Add(0, VertexKind::Call, 10, "main.omp_outlined");
     m.fn.vertices[fork].region = OmpRegion::Parallel;
     allreduce = m.Add(0, VertexKind::Mpi, 20, "MPI_Allreduce", MpiClass::Collective);
@@ -257,7 +257,8 @@ struct OmpRegionProgram {
     b.p.contexts.push_back({m.Id(fork), body.Id(loop)});
     b.p.contexts.push_back({m.Id(fork)});
     for (RankData &rd : b.p.ranks)
-      rd.thread_info = {{0, 0}, {1, 1}};
+      for (int t = 0; t < team; ++t)
+        rd.thread_info.push_back({uint32_t(t), uint32_t(t)});
   }
 };
 
@@ -344,6 +345,90 @@ TEST(DetectThreads, TheRegionsOwnCallIsNoThreadImbalance) {
   // 1.2 s over a median of 0.4 s at 1000 Hz: 1200 samples, far over noise.
   EXPECT_NEAR(rc.evidence_samples, 1200, 1);
   EXPECT_GT(rc.signal_to_noise, 5);
+}
+
+// Growth first for threads (docs/detect.md, "Threads"): every rank alike,
+// thread 0 over its team at the region's loop by an excess that grows with
+// the ranks. RANKS ranks of a TEAM: thread 0 spends BASE + EXCESS, the
+// others BASE each. Every run is built on PSG (Resolve adds the vertices
+// the runs' contexts reach), an OmpRegionProgram's.
+std::vector<scalana::Run> GrowingImbalance(Psg &psg, int team, double base,
+                                           const std::vector<std::pair<int, double>> &scales) {
+  std::vector<scalana::Run> runs;
+  for (auto [ranks, excess] : scales) {
+    OmpRegionProgram prog(1000, ranks, team);
+    for (RankData &rd : prog.b.p.ranks) {
+      const double total = base * team + excess;
+      rd.vertices.push_back({prog.in_loop, uint64_t(std::llround(total * 1000)), total, {}});
+      for (int t = 1; t < team; ++t)
+        rd.thread_vertices.push_back(
+            {prog.in_loop, uint32_t(t), uint64_t(std::llround(base * 1000)), base});
+    }
+    runs.push_back(BuildRun(psg, prog.b.p, "np" + std::to_string(ranks)));
+  }
+  return runs;
+}
+
+// Two threads: the loop's time per rank grows with the excess (1.2 s to
+// 2.4 s), so the vertex is non-scalable: a cause as such, whose culprit
+// thread is named.
+TEST(DetectThreads, AnImbalanceAtANonScalableVertexIsNonScalable) {
+  OmpRegionProgram prog(1000);
+  std::vector<scalana::Run> runs = GrowingImbalance(prog.psg, 2, 0.4, {{2, 0.4}, {8, 1.6}});
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(prog.psg, runs, o);
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_EQ(rc.vertex, prog.psg.Resolve({prog.m.Id(prog.fork), prog.body.Id(prog.loop)}));
+  EXPECT_EQ(rc.culprit_thread, 0);
+  EXPECT_TRUE(rc.non_scalable) << "an imbalance whose vertex grows with the ranks";
+}
+
+// Four threads: thread 0's excess doubles with the ranks (0.4, 0.8, 1.6 s
+// over 1.0 s each), but the loop's time per rank grows by less than the
+// slope threshold (4.4 s to 5.6 s over 4x the ranks: slope 0.17). The
+// imbalance is non-scalable by its own growth, which the cause gives.
+TEST(DetectThreads, AnImbalanceThatGrowsWithTheRanksIsNonScalable) {
+  OmpRegionProgram prog(1000);
+  std::vector<scalana::Run> runs =
+      GrowingImbalance(prog.psg, 4, 1.0, {{2, 0.4}, {4, 0.8}, {8, 1.6}});
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(prog.psg, runs, o);
+  const VertexId loop = prog.psg.Resolve({prog.m.Id(prog.fork), prog.body.Id(prog.loop)});
+  for (const NonScalableVertex &ns : res.non_scalable)
+    EXPECT_NE(ns.vertex, loop) << "the loop itself grows by less than the threshold";
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_EQ(rc.vertex, loop);
+  EXPECT_TRUE(rc.thread_imbalance);
+  EXPECT_EQ(rc.culprit_thread, 0);
+  EXPECT_TRUE(rc.non_scalable);
+  ASSERT_EQ(rc.growth.size(), 1u);
+  EXPECT_EQ(rc.growth[0].what, "thread excess");
+  EXPECT_NEAR(rc.growth[0].small, 0.4, 1e-3);
+  EXPECT_NEAR(rc.growth[0].big, 1.6, 1e-3);
+  EXPECT_EQ(rc.small_ranks, 2);
+  EXPECT_EQ(rc.big_ranks, 8);
+  EXPECT_NE(report_common::ThreadGrowthText(rc).find("0.400 s at 2 ranks -> 1.600 s at 8 ranks"),
+            std::string::npos)
+      << report_common::ThreadGrowthText(rc);
+}
+
+// The same team with a constant excess: abnormal, not non-scalable.
+TEST(DetectThreads, AConstantImbalanceIsNotNonScalable) {
+  OmpRegionProgram prog(1000);
+  std::vector<scalana::Run> runs =
+      GrowingImbalance(prog.psg, 4, 1.0, {{2, 0.8}, {4, 0.8}, {8, 0.8}});
+  DetectOptions o;
+  o.scaling = ScalingMode::Weak;
+  DetectResult res = Detect(prog.psg, runs, o);
+  ASSERT_FALSE(res.root_causes.empty());
+  const RootCause &rc = res.root_causes[0];
+  EXPECT_TRUE(rc.thread_imbalance);
+  EXPECT_FALSE(rc.non_scalable);
+  EXPECT_TRUE(rc.growth.empty());
 }
 
 TEST(DetectAbnormal, SamplingNoiseOnFewSamplesIsNotAbnormal) {

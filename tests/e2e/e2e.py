@@ -60,6 +60,9 @@ EXAMPLES = {
 #                  in "if fixed"; clean: balanced threads and ranks, quiet
 #   hybrid_static  a schedule(static) loop over an imbalanced iteration
 #                  space, alike on every rank: named with its culprit thread
+#   hybrid_growing the same, but thread 1's share of the work grows with
+#                  the rank count: named with its culprit thread and as
+#                  non-scalable (the excess at both ends where only it grows)
 #   hybrid_serial  a serial loop outside the parallel regions whose work grows
 #                  with the rank count: named as the serial fraction
 PROGRAMS = {
@@ -70,6 +73,7 @@ PROGRAMS = {
     "hybrid_omp": ("tests/e2e/programs/hybrid_omp.c", "scalana-cc", ["inject"]),
     "hybrid_threads": ("tests/e2e/programs/hybrid_threads.c", "scalana-cc", ["inject", "clean"]),
     "hybrid_static": ("tests/e2e/programs/hybrid_static.c", "scalana-cc", ["inject"]),
+    "hybrid_growing": ("tests/e2e/programs/hybrid_growing.c", "scalana-cc", ["inject"]),
     "hybrid_serial": ("tests/e2e/programs/hybrid_serial.c", "scalana-cc", ["inject"]),
     "poll_layer": ("tests/e2e/programs/poll_layer.c", "scalana-cc", ["inject"]),
 }
@@ -79,14 +83,16 @@ DETECT_ARGS = {"poll_layer": ["--comm-layer", "mbox_*"]}
 # What a program needs beyond -O2 to build, and in its runs' environment.
 # libomp's idle threads sleep rather than spin: 8 ranks of 2 threads share
 # 2 cores here.
-OMP_PROGRAMS = ("hybrid_omp", "hybrid_threads", "hybrid_static", "hybrid_serial")
+OMP_PROGRAMS = ("hybrid_omp", "hybrid_threads", "hybrid_static", "hybrid_growing",
+                "hybrid_serial")
 PROGRAM_FLAGS = {name: ["-fopenmp"] for name in OMP_PROGRAMS}
 PROGRAM_ENV = {name: {"OMP_WAIT_POLICY": "passive", "OMP_NUM_THREADS": "2"}
                for name in OMP_PROGRAMS}
 # The culprit thread each program's injection names (the last rank's
 # thread 0; any rank's thread 1).
 CULPRIT = {"hybrid_threads": re.compile(r"rank (\d+) thread 0$"),
-           "hybrid_static": re.compile(r"rank (\d+) thread 1$")}
+           "hybrid_static": re.compile(r"rank (\d+) thread 1$"),
+           "hybrid_growing": re.compile(r"rank (\d+) thread 1$")}
 PARALLEL_DIRECTIVE = re.compile(r"^\s*#\s*pragma\s+omp\s+parallel\b")
 DEFAULT_SCALES = [1, 2, 4, 8]
 MARKER = re.compile(r"(//|!)\s*ROOT CAUSE")
@@ -358,6 +364,24 @@ def check_culprit_thread(ex, top, report_path):
         f"on {top.get('waiting_ranks', 0)} rank(s); if fixed {top['saved_seconds']:.3f} s")
 
 
+def check_growing_imbalance(ex, top, report_path):
+    """hybrid_growing: the thread imbalance is non-scalable. Where the
+    loop's time per rank grows past the threshold it is non-scalable as a
+    vertex; where only the imbalance does, its excess is given at the
+    smallest and largest scale, larger at the largest."""
+    growth = (top.get("growth") or {}).get("thread excess")
+    if not top.get("non_scalable"):
+        raise Failure(f"the growing thread imbalance is not named non-scalable "
+                      f"(report in {report_path})")
+    if growth and not growth[1] > growth[0]:
+        raise Failure(f"its thread excess does not grow: {growth} (report in {report_path})")
+    ranks = (top.get("growth") or {}).get("ranks")
+    if growth and ranks != [min(ex.scales), max(ex.scales)]:
+        raise Failure(f"its growth is given for ranks {ranks}, expected "
+                      f"{[min(ex.scales), max(ex.scales)]} (report in {report_path})")
+    log(f"non-scalable thread imbalance, excess {growth} at ranks {ranks}")
+
+
 def check_comm_layer(doc, report_path):
     """The declared layer holds vertices, and what of it is reported is
     communication named by its pattern, never a computation cause."""
@@ -411,6 +435,8 @@ def stage_detect(ex, variant):
             check_comm_layer(doc, report_path)
         if ex.name in CULPRIT and got == (ex.source_name, ex.rc_line):
             check_culprit_thread(ex, top, report_path)
+        if ex.name == "hybrid_growing" and got == (ex.source_name, ex.rc_line):
+            check_growing_imbalance(ex, top, report_path)
         if ex.name == "hybrid_serial" and got == (ex.source_name, ex.rc_line):
             if not top.get("serial_fraction") or "parallel region" in (top.get("call_path") or []):
                 raise Failure(f"the top root cause is not named the serial fraction, outside the "
