@@ -1936,6 +1936,7 @@ def case_full_disk(args):
 from collective_cases import case_collective, case_collective_fallback  # noqa: E402
 from claim_cases import case_one_job  # noqa: E402
 from option_cases import case_strict_values  # noqa: E402
+from structure_cases import case_structure_note  # noqa: E402
 from time_cases import (case_mpiio, case_mpiio_scaling, case_posix_io, case_posix_io_scaling,  # noqa: E402
                         case_time_off_cpu, case_time_shared_cores, case_time_split)
 

@@ -4,6 +4,7 @@
 // command line and the environment) before anything starts, prepares the run
 // directory, preloads libscalana-rt.so and execs the program.
 #include "../self_path.h"
+#include "structure_note.h"
 
 #include "config.h"
 #include "run_dir_claim.h"
@@ -241,6 +242,14 @@ int main(int argc, char **argv) {
   out = Absolute(out);
   setenv("SCALANA_OUTPUT", out.c_str(), 1);
   PrepareRunDir(out, scalana::config::BoolValue(scalana::config::Id::Force));
+
+  // Said once for the job (by the first rank, or the only process), never
+  // stopping it: a run detect will refuse is better known now than after.
+  if (scalana::config::WorldRankFromEnv() <= 0) {
+    std::string note = scalana::StructureNote(scalana::FindProgram(program[0]));
+    if (!note.empty())
+      std::fprintf(stderr, "scalana prof: warning: %s\n", scalana::EscapeControls(note).c_str());
+  }
 
   std::string lib = FindRuntime();
   const char *preload = std::getenv("LD_PRELOAD");

@@ -1,0 +1,62 @@
+#include "structure_note.h"
+
+#include "scalana/elf_section.h"
+#include "scalana/psg_format.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+
+namespace scalana {
+
+std::string FindProgram(const std::string &program) {
+  if (program.find('/') != std::string::npos)
+    return program;
+  const char *path = std::getenv("PATH");
+  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
+  for (size_t at = 0; at <= dirs.size();) {
+    size_t end = dirs.find(':', at);
+    if (end == std::string::npos)
+      end = dirs.size();
+    std::string dir = dirs.substr(at, end - at);
+    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
+    struct stat st;
+    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
+        access(candidate.c_str(), X_OK) == 0)
+      return candidate;
+    at = end + 1;
+  }
+  return "";
+}
+
+std::string StructureNote(const std::string &path) {
+  // Not an ELF file we can read (a script, a file gone): nothing to say;
+  // the program starts or execvp says why not.
+  std::optional<ElfSectionTable> table = ReadElfSections(path, nullptr);
+  if (!table)
+    return "";
+  bool psg = false, lines = false, symbols = false;
+  for (const ElfSectionEntry &s : table->sections) {
+    psg |= s.name == kPsgSection;
+    lines |= s.name == ".debug_line";
+    symbols |= s.name == ".symtab";
+  }
+  // (A separate debug file, gnu_debuglink, is found by detect: line tables
+  // missing here may be there.)
+  if (!psg)
+    return path +
+           " has no Program Structure Graph (section scalana_psg: it was not built with "
+           "scalana-cc, scalana-cxx or scalana-fc): the run is profiled, but `scalana detect` "
+           "needs that structure and will refuse it; rebuild with the wrappers (CC=scalana-cc "
+           "make, or the CMake routes of the README) and profile again";
+  if (!lines)
+    return path + " has no line tables (" +
+           (symbols ? "built without -g or -gline-tables-only, or stripped of debug information"
+                    : "stripped") +
+           "): samples are placed on functions at best, not on loops and lines, unless a "
+           "separate debug file (gnu_debuglink) has them; rebuild without stripping it";
+  return "";
+}
+
+} // namespace scalana

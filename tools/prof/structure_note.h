@@ -1,0 +1,19 @@
+// What the program's file holds for `scalana detect`, said once when it
+// starts, so that a run that cannot give a report is known before it is made
+// (docs/runtime.md, "What prof says at start").
+#pragma once
+
+#include <string>
+
+namespace scalana {
+
+// PROGRAM as execvp would find it (a name without '/' through PATH); "" when
+// there is none, and then execvp's own error speaks.
+std::string FindProgram(const std::string &program);
+
+// One line on what the ELF file PATH lacks for a report: no Program
+// Structure Graph, or no line tables; "" when it has both, or when it is no
+// ELF file (a script that starts the program: its file is not known here).
+std::string StructureNote(const std::string &path);
+
+} // namespace scalana
