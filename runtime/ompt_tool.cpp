@@ -11,7 +11,7 @@
 //    and to enter a critical section, take a lock or an ordered turn) by
 //    (region context, the wait's return address, kind): count and wall
 //    time, and the samples taken while waiting go to the wait, not to a
-//    context;
+//    context; a task the thread runs while it waits is work, not the wait;
 //  - with --omp-worksharing, every worksharing loop by (region context,
 //    return address): count, wall time in it and the loop's iterations.
 // Callbacks run in normal context on hot paths, about six per region and
@@ -308,6 +308,35 @@ void OnMutexAcquired(ompt_mutex_t kind, ompt_wait_id_t, const void *) {
   w->wall_ns += end > o.mutex_start ? g_clock.ToNs(end - o.mutex_start) : 0;
 }
 
+// A thread waiting at a barrier or taskwait runs the team's tasks there:
+// that is work, not waiting (an injected slow task was booked as the
+// barrier's wait, and its line never named). When the thread leaves a
+// waiting task for another, the wait so far is booked and its slot kept in
+// the waiting task's data; the samples go to the task's code until the
+// thread is back in that task, where the wait resumes. (Tied tasks nest on
+// a thread, so each waiting task holds at most its own wait.)
+void OnTaskSchedule(ompt_data_t *prior_task, ompt_task_status_t prior_status,
+                    ompt_data_t *next_task) {
+  ThreadSamples *t = CurrentThread();
+  if (!t)
+    return;
+  OmpThread &o = *Omp();
+  // A clock read only where a wait pauses or resumes, not at every task.
+  if (OmpWaitSlot *w = t->omp_wait;
+      w && w != o.mutex_slot && prior_task && prior_status != ompt_task_complete) {
+    const uint64_t now = g_clock.Now();
+    w->wall_ns += now > o.wait_start ? g_clock.ToNs(now - o.wait_start) : 0;
+    prior_task->ptr = w;
+    t->omp_wait = nullptr;
+    ResumeOffCpu(t); // the wait's time off the CPU so far was the wait's
+  }
+  if (next_task && next_task->ptr) {
+    t->omp_wait = static_cast<OmpWaitSlot *>(next_task->ptr);
+    next_task->ptr = nullptr;
+    o.wait_start = g_clock.Now();
+  }
+}
+
 void OnWork(ompt_work_t work, ompt_scope_endpoint_t endpoint, ompt_data_t *, ompt_data_t *,
             uint64_t count, const void *codeptr) {
   ThreadSamples *t = CurrentThread();
@@ -342,6 +371,8 @@ int Initialize(ompt_function_lookup_t lookup, int, ompt_data_t *) {
   set(ompt_callback_sync_region_wait, reinterpret_cast<ompt_callback_t>(&OnSyncRegionWait));
   set(ompt_callback_mutex_acquire, reinterpret_cast<ompt_callback_t>(&OnMutexAcquire));
   set(ompt_callback_mutex_acquired, reinterpret_cast<ompt_callback_t>(&OnMutexAcquired));
+  // Called only where tasks switch: programs without tasks pay nothing.
+  set(ompt_callback_task_schedule, reinterpret_cast<ompt_callback_t>(&OnTaskSchedule));
   // The analyzer reads waits, not worksharing rows: unless asked for, the
   // work callback stays unregistered, and libomp skips two calls a construct
   // and thread (docs/runtime.md, "OpenMP").

@@ -63,6 +63,9 @@ EXAMPLES = {
 #   hybrid_growing the same, but thread 1's share of the work grows with
 #                  the rank count: named with its culprit thread and as
 #                  non-scalable (the excess at both ends where only it grows)
+#   hybrid_tasks   the work in OpenMP tasks the threads run at the region's
+#                  barrier, one task slow on the last rank: named there, as
+#                  computation, not as the barrier's wait
 #   hybrid_serial  a serial loop outside the parallel regions whose work grows
 #                  with the rank count: named as the serial fraction
 PROGRAMS = {
@@ -74,6 +77,7 @@ PROGRAMS = {
     "hybrid_threads": ("tests/e2e/programs/hybrid_threads.c", "scalana-cc", ["inject", "clean"]),
     "hybrid_static": ("tests/e2e/programs/hybrid_static.c", "scalana-cc", ["inject"]),
     "hybrid_growing": ("tests/e2e/programs/hybrid_growing.c", "scalana-cc", ["inject"]),
+    "hybrid_tasks": ("tests/e2e/programs/hybrid_tasks.c", "scalana-cc", ["inject"]),
     "hybrid_serial": ("tests/e2e/programs/hybrid_serial.c", "scalana-cc", ["inject"]),
     "poll_layer": ("tests/e2e/programs/poll_layer.c", "scalana-cc", ["inject"]),
 }
@@ -84,7 +88,7 @@ DETECT_ARGS = {"poll_layer": ["--comm-layer", "mbox_*"]}
 # libomp's idle threads sleep rather than spin: 8 ranks of 2 threads share
 # 2 cores here.
 OMP_PROGRAMS = ("hybrid_omp", "hybrid_threads", "hybrid_static", "hybrid_growing",
-                "hybrid_serial")
+                "hybrid_tasks", "hybrid_serial")
 PROGRAM_FLAGS = {name: ["-fopenmp"] for name in OMP_PROGRAMS}
 PROGRAM_ENV = {name: {"OMP_WAIT_POLICY": "passive", "OMP_NUM_THREADS": "2"}
                for name in OMP_PROGRAMS}
@@ -437,6 +441,15 @@ def stage_detect(ex, variant):
             check_culprit_thread(ex, top, report_path)
         if ex.name == "hybrid_growing" and got == (ex.source_name, ex.rc_line):
             check_growing_imbalance(ex, top, report_path)
+        if ex.name == "hybrid_tasks" and got == (ex.source_name, ex.rc_line):
+            last = max(ex.scales) - 1
+            if top.get("culprit_rank") != last or top.get("communication") or \
+                    top.get("kind") != "loop":
+                raise Failure(f"the slow task is not named as computation on rank {last}: "
+                              f"culprit {top.get('culprit')}, kind {top.get('kind')}, "
+                              f"communication {top.get('communication')} "
+                              f"(report in {report_path})")
+            log(f"slow task named on {top.get('culprit')}, cost {top.get('cost_seconds'):.3f} s")
         if ex.name == "hybrid_serial" and got == (ex.source_name, ex.rc_line):
             if not top.get("serial_fraction") or "parallel region" in (top.get("call_path") or []):
                 raise Failure(f"the top root cause is not named the serial fraction, outside the "

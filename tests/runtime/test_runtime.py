@@ -836,6 +836,36 @@ def case_openmp_waits(args):
               % (sum(waits.get((worker, c), 0) for c in ("call_a", "call_b")), spun))
 
 
+def case_openmp_tasks(args):
+    """Tasks run at a region's closing barrier are work: their samples land
+    on the task bodies' loops, within sampling noise of the CPU time the
+    program measured in the slow task itself, and the barrier's rows keep
+    only the spinning (before, every task sample was the barrier's)."""
+    src = Source(args.exe)
+    exe = build(args, args.exe, ["-fopenmp"])
+    out, p = profile_run(args, exe)
+    measured = {int(m.group(1)): float(m.group(2)) for m in
+                re.finditer(r"openmp_tasks: rank (\d+) slow_cpu ([0-9.]+)", p.stdout)}
+    shown = Shown(args, out, src)
+    for r in shown.prof["ranks"]:
+        where = "rank %d: " % r["rank"]
+        slow = measured.get(r["rank"], 0)
+        check(slow > 0.05, where + "the program measured its slow tasks: %s" % p.stdout)
+        cpu = lambda marker: sum(row[2] for row in shown.rows(r["rank"], "vertices",
+                                                              shown.loop_at(marker)))
+        got, others = cpu("slow_loop"), cpu("task_loop")
+        check(0.6 * slow < got < 1.6 * slow,
+              where + "the slow task's loop holds %.3f CPU s of samples; the program measured "
+              "%.3f s" % (got, slow))
+        check(others > 0.2 * slow, where + "the other tasks' loop holds %.3f s" % others)
+        spun = sum(row[6] for row in r["omp"])
+        check(spun < 0.5 * slow,
+              where + "%.3f CPU s of samples booked to the waits, against %.3f s in the slow "
+              "tasks: the tasks' work is not the wait" % (spun, slow))
+        print(where + "slow task %.3f s (measured %.3f), other tasks %.3f s, waits' samples "
+              "%.3f s" % (got, slow, others, spun))
+
+
 def case_openmp_region_end(args):
     shown, _ = profiled(args, ["-fopenmp"])
     regions, serial_s = 30, 0.010
