@@ -182,8 +182,9 @@ bool Snapshot(bool complete, int rank, double lock_seconds, Profile *out) {
     p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") + signals;
   if (p.meta.psg_id.empty())
     p.meta.sampling.note += std::string(p.meta.sampling.note.empty() ? "" : "; ") +
-                            "binary not built with scalana-cc/-cxx/-fc (no PSG): its frames "
-                            "cannot be mapped to source structure";
+                            "binary not built with scalana-cc/-cxx/-fc (no PSG): its structure "
+                            "is recovered from its line tables and machine code, without "
+                            "branch vertices or OpenMP constructs";
   p.ranks.push_back(std::move(r));
   return true;
 }

@@ -1,5 +1,6 @@
 #include "ppg/load.h"
 
+#include "binary_structure.h"
 #include "frames.h"
 #include "ppg/ppg_build.h"
 #include "ppg/profile_parts.h"
@@ -215,7 +216,11 @@ LoadedRuns LoadRuns(const std::vector<std::string> &run_dirs, const LoadOptions 
                                         " shared object(s) built with the wrappers"));
     PsgOptions po;
     po.max_loop_depth = opts.max_loop_depth;
-    out.psg = Psg::LoadFromObjects(out.binary, libraries, po);
+    // Built without the wrappers: the structure the binary's DWARF and
+    // machine code hold (analyzer/structure/), said in the report.
+    if (progress && !elf->has_section && libraries.empty())
+      progress("no PSG in " + out.binary + ": recovering its structure from the binary");
+    out.psg = LoadProgramStructure(out.binary, libraries, po);
     CheckSharedObjects(recorded, out.psg);
     for (const std::string &w : out.psg.warnings())
       out.warnings.push_back(out.binary + ": " + w);

@@ -151,6 +151,27 @@ Psg Psg::LoadFromObjects(const std::string &binary, const std::vector<std::strin
   return p;
 }
 
+Psg Psg::LoadFromRecords(const std::string &binary, const std::string &build_id,
+                         const std::vector<uint8_t> &records, const std::string &source,
+                         const PsgOptions &opts) {
+  std::vector<std::string> warnings;
+  std::vector<LocalPsg> fns = ParsePsgSections({PsgSection{binary, records}}, &warnings);
+  if (fns.empty())
+    throw Error(binary + ": no function with line tables: its structure cannot be recovered; "
+                         "rebuild it with -g, or with scalana-cc, scalana-cxx or scalana-fc");
+  Psg p;
+  try {
+    p = Build(std::move(fns), opts);
+  } catch (const Error &e) {
+    throw Error(binary + ": " + e.what());
+  }
+  p.impl_->build_id = build_id;
+  p.impl_->binary = binary;
+  p.impl_->warnings = std::move(warnings);
+  p.impl_->structure_source = source;
+  return p;
+}
+
 const std::vector<Vertex> &Psg::vertices() const { return impl_->verts; }
 const Vertex &Psg::vertex(VertexId v) const { return impl_->verts.at(size_t(v)); }
 VertexId Psg::root() const { return impl_->root; }
@@ -162,6 +183,7 @@ const std::string &Psg::binary() const { return impl_->binary; }
 const std::vector<std::string> &Psg::libraries() const { return impl_->libraries; }
 const std::vector<ModuleInfo> &Psg::library_ids() const { return impl_->library_ids; }
 const std::vector<std::string> &Psg::warnings() const { return impl_->warnings; }
+const std::string &Psg::structure_source() const { return impl_->structure_source; }
 const PsgOptions &Psg::options() const { return impl_->opts; }
 
 bool Psg::IsGeneratedEntry(int32_t function) const {

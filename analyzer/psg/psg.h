@@ -101,11 +101,11 @@ struct Vertex {
   uint32_t local = 0;    // local index of the (first) raw vertex it stands for
   std::string label;     // mpi: op; call: callee name; loop/branch/comp: empty
   MpiClass mpi_class = MpiClass::None;
-  bool recursive = false;                // call closing a recursion cycle
-  bool indirect = false;                 // call resolved (or not) at run time
-  bool expanded = false;                 // call: children hold the callee's copy
-  VertexId recursion_target = kNoVertex; // recursive call: the copy it loops back to
-  OmpRegion region = OmpRegion::None;    // call: the OpenMP construct it starts
+  bool recursive = false;                      // call closing a recursion cycle
+  bool indirect = false;                       // call resolved (or not) at run time
+  bool expanded = false;                       // call: children hold the callee's copy
+  VertexId recursion_target = kNoVertex;       // recursive call: the copy it loops back to
+  OmpRegion region = OmpRegion::None;          // call: the OpenMP construct it starts
   Worksharing worksharing = Worksharing::None; // loop
 };
 
@@ -146,6 +146,13 @@ public:
   // wrappers that its runs loaded (meta.modules). Its psg_id and build_id
   // stay the executable's. Throws Error naming the file at fault.
   static Psg LoadFromObjects(const std::string &binary, const std::vector<std::string> &libraries,
+                             const PsgOptions &opts = {});
+  // BINARY's structure from RECORDS in the section's format, recovered from
+  // the binary itself (analyzer/structure/) where it has no PSG; SOURCE says
+  // so for the reports (structure_source()). Its psg_id is "", as the
+  // runtime records for such a binary. Throws Error.
+  static Psg LoadFromRecords(const std::string &binary, const std::string &build_id,
+                             const std::vector<uint8_t> &records, const std::string &source,
                              const PsgOptions &opts = {});
 
   const std::vector<Vertex> &vertices() const;
@@ -205,6 +212,9 @@ public:
   // Their build and PSG ids, as read when loaded (same order).
   const std::vector<ModuleInfo> &library_ids() const;
   const std::vector<std::string> &warnings() const;
+  // How the structure was obtained where not from the pass's records: a
+  // sentence for the reports ("" for the PSG the wrappers recorded).
+  const std::string &structure_source() const;
   const PsgOptions &options() const;
   // flang's generated C `main` (index into functions()), which only calls the
   // program unit `_QQmain`: the graph starts at the program unit, and

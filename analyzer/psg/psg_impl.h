@@ -103,6 +103,7 @@ struct Psg::Impl {
   std::vector<std::string> libraries;
   std::vector<ModuleInfo> library_ids;
   std::vector<std::string> warnings;
+  std::string structure_source; // "" for the pass's PSG
 
   // Static analysis per function.
   std::vector<std::vector<int32_t>> callee_of;     // per local vertex: callee index or -1

@@ -71,6 +71,8 @@ void WriteHtmlReport(const ReportInput &in, std::ostream &out) {
     out << "; <a class=warn href=#runs>" << r.warnings.size() << " warning"
         << (r.warnings.size() == 1 ? "" : "s") << "</a>";
   out << "</p>\n";
+  if (!in.psg.structure_source().empty())
+    out << "<p class=warn>structure: " << HtmlEscape(in.psg.structure_source()) << "</p>\n";
   // A hint may change the answer (a communication layer to declare): above
   // the causes it would change.
   for (const std::string &h : r.hints)

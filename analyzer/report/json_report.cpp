@@ -139,6 +139,9 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
   doc["format"] = "scalana-detect";
   doc["version"] = 1;
   doc["binary"] = in.binary;
+  // Where the structure came from: the wrappers' PSG, or the binary itself.
+  doc["structure"] = {{"source", in.psg.structure_source().empty() ? "psg" : "binary"},
+                      {"text", in.psg.structure_source()}};
   json runs = json::array();
   for (size_t i = 0; i < in.runs.size(); ++i) {
     const Run &run = in.runs[i];

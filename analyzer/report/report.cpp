@@ -93,7 +93,10 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   const DetectResult &r = in.result;
   const Run &big = BigRun(in);
   out << "ScalAna scaling-loss report\n";
-  out << "binary: " << Safe(in.binary) << "\nruns:";
+  out << "binary: " << Safe(in.binary) << "\n";
+  if (!in.psg.structure_source().empty())
+    out << "structure: " << Safe(in.psg.structure_source()) << "\n";
+  out << "runs:";
   // Wall time, and the busiest rank's measured time (sampled CPU time plus
   // MPI time): less than wall time when ranks share cores or wait unsampled.
   for (const Run &run : in.runs) {

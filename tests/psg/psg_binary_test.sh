@@ -61,10 +61,19 @@ if [ -n "$fc" ]; then
   fi
 fi
 
-# Errors: built without the wrappers, missing, not ELF, bad option.
+# Built without the wrappers: with -g its structure is recovered from the
+# binary (said on stderr); without, neither a PSG nor lines: an error.
+${SCALANA_PLAIN_CC:-clang-19} -g -x c - -o plain-g <<<'int main(int c, char **v) { int s = 0; for (int i = 0; i < c; ++i) s += v[i][0]; return s; }'
+if out=$("$psg" ./plain-g 2>&1) && [[ "$out" == *"recovered from the binary"* ]] &&
+   [[ "$out" == *"Root main"* ]] && [[ "$out" == *"Loop "* ]]; then
+  passes=$((passes + 1))
+else
+  echo "FAIL: structure from the binary: $out"; failures=$((failures + 1))
+fi
+# Errors: no PSG and no lines, missing, not ELF, bad option.
 ${SCALANA_PLAIN_CC:-clang-19} -x c - -o plain <<<'int main(void) { return 0; }'
 expect_error "no section" \
-  "./plain has no Program Structure Graph (section scalana_psg missing): rebuild it with scalana-cc, scalana-cxx or scalana-fc (e.g. CC=scalana-cc make)" \
+  "./plain has no Program Structure Graph (section scalana_psg missing), and no line tables for main to recover its structure from: rebuild it with scalana-cc, scalana-cxx or scalana-fc, or at least with -g" \
   "$psg" ./plain
 expect_error "missing file" "scalana psg: ./nonexistent: No such file or directory" "$psg" ./nonexistent
 expect_error "not ELF" "not an ELF file" "$psg" "$src/Inputs/sites.c"

@@ -1,9 +1,10 @@
 """Cases of test_runtime.py for what `scalana prof` says at start about the
 program's file (tools/prof/structure_note.cpp): a binary built without the
-wrappers has no Program Structure Graph, which `scalana detect` needs, and
-one stripped of its debug information has no line tables. Either is said
-in one warning, by the first rank only, and the program runs and is
-profiled all the same; a binary built with the wrappers gets no warning.
+wrappers has no Program Structure Graph (detect recovers a smaller one from
+the binary), one stripped of its debug information has no line tables, and
+one with neither can give no report. Each is said in one warning, by the
+first rank only, and the program runs and is profiled all the same; a
+binary built with the wrappers gets no warning.
 
 The helpers (run, check, build, profile_run, read_run) are test_runtime.py's,
 which runs as __main__ and imports this file."""
@@ -15,6 +16,7 @@ import __main__ as rt
 
 NO_PSG = "has no Program Structure Graph"
 NO_LINES = "has no line tables"
+NEITHER = "has neither a Program Structure Graph nor line tables"
 
 
 def warnings_of(p):
@@ -45,7 +47,8 @@ def case_structure_note(args):
     rt.run([mpicc, "-O2", "-g", args.exe, "-o", plain])
     got = profiled_with(args, plain, "mpicc build")
     rt.check(len(got) == 1 and NO_PSG in got[0] and "scalana-cc" in got[0] and
-             "detect" in got[0], "one warning naming the missing PSG and the rebuild: %s" % got)
+             "recovers its structure" in got[0],
+             "one warning naming the missing PSG, what detect does and the rebuild: %s" % got)
 
     # The wrappers' build stripped of its debug information: PSG, no lines.
     stripped = wrapped + "-stripped"
@@ -54,6 +57,13 @@ def case_structure_note(args):
     got = profiled_with(args, stripped, "stripped build")
     rt.check(len(got) == 1 and NO_LINES in got[0] and NO_PSG not in got[0],
              "one warning naming the missing line tables: %s" % got)
+
+    # Neither PSG nor lines: detect can give no report.
+    bare = plain + "-bare"
+    rt.run([mpicc, "-O2", args.exe, "-o", bare])
+    got = profiled_with(args, bare, "mpicc build without -g")
+    rt.check(len(got) == 1 and NEITHER in got[0] and "refuse" in got[0],
+             "one warning that no report can be given: %s" % got)
 
     # Found through PATH as execvp finds it: the same warning by name.
     os.environ["PATH"] = os.path.dirname(plain) + ":" + os.environ.get("PATH", "")

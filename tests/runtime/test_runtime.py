@@ -1133,7 +1133,7 @@ def case_fortran(args):
         parity = [w for w in range(n) if w % 2 == rank % 2]
         check(any(d[1] == "coll" and prof["comms"][d[4]] == parity for d in r["deps"]),
               where + "Fortran Allreduce on the split communicator")
-    check("cannot be mapped to source structure" in prof["meta"]["sampling"]["note"],
+    check("(no PSG)" in prof["meta"]["sampling"]["note"],
           "profile says the binary has no PSG: %s" % prof["meta"]["sampling"]["note"])
     # Without a PSG, show still prints the run, with contexts as raw frames,
     # and says why.

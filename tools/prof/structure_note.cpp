@@ -44,12 +44,18 @@ std::string StructureNote(const std::string &path) {
   }
   // (A separate debug file, gnu_debuglink, is found by detect: line tables
   // missing here may be there.)
-  if (!psg)
+  if (!psg && !lines)
     return path +
-           " has no Program Structure Graph (section scalana_psg: it was not built with "
-           "scalana-cc, scalana-cxx or scalana-fc): the run is profiled, but `scalana detect` "
-           "needs that structure and will refuse it; rebuild with the wrappers (CC=scalana-cc "
-           "make, or the CMake routes of the README) and profile again";
+           " has neither a Program Structure Graph nor line tables (built without "
+           "scalana-cc/-cxx/-fc and without -g, or stripped): the run is profiled, but "
+           "`scalana detect` can place nothing on lines and will refuse it; rebuild with the "
+           "wrappers (CC=scalana-cc make, or the CMake routes of the README), or at least "
+           "with -g, and profile again";
+  if (!psg)
+    return path + " has no Program Structure Graph (not built with scalana-cc, scalana-cxx or "
+                  "scalana-fc): `scalana detect` recovers its structure from its line tables and "
+                  "machine code, without branch vertices or OpenMP constructs; rebuild with the "
+                  "wrappers for the full PSG";
   if (!lines)
     return path + " has no line tables (" +
            (symbols ? "built without -g or -gline-tables-only, or stripped of debug information"

@@ -12,8 +12,9 @@ namespace scalana {
 std::string FindProgram(const std::string &program);
 
 // One line on what the ELF file PATH lacks for a report: no Program
-// Structure Graph, or no line tables; "" when it has both, or when it is no
-// ELF file (a script that starts the program: its file is not known here).
+// Structure Graph (detect recovers one from the binary, with less in it),
+// no line tables, or neither (no report); "" when it has both, or when it
+// is no ELF file (a script that starts the program: not known here).
 std::string StructureNote(const std::string &path);
 
 } // namespace scalana

@@ -1,6 +1,7 @@
 // `scalana psg BINARY [LIBRARY...]`: prints the whole-program Program Structure Graph of a
 // program built with scalana-cc/-cxx/-fc (docs/psg.md).
 #include "../cli_options.h"
+#include "binary_structure.h"
 #include "psg.h"
 #include "scalana/out_of_memory.h"
 #include "scalana/text_escape.h"
@@ -41,7 +42,10 @@ int main(int argc, char **argv) {
     return status;
   opts.contract = !no_contract;
   try {
-    scalana::Psg psg = scalana::Psg::LoadFromObjects(binary, libraries, opts);
+    scalana::Psg psg = scalana::LoadProgramStructure(binary, libraries, opts);
+    if (!psg.structure_source().empty())
+      std::fprintf(stderr, "scalana psg: structure %s\n",
+                   scalana::cli::Echoed(psg.structure_source()).c_str());
     for (const std::string &w : psg.warnings())
       std::fprintf(stderr, "scalana psg: warning: %s\n", scalana::cli::Echoed(w).c_str());
     psg.ExpandAll();

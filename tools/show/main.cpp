@@ -13,6 +13,7 @@
 #include "time_lines.h"
 #ifdef SCALANA_HAVE_PSG
 #include "../cli_options.h"
+#include "binary_structure.h"
 #include "frames.h"
 #include "psg.h"
 #include "report/names.h"
@@ -70,7 +71,7 @@ std::vector<Resolved> ResolveContexts(Profile &p, std::string *note) {
     std::vector<std::string> libraries;
     for (const ModuleInfo &mod : p.meta.modules)
       libraries.push_back(mod.path);
-    Psg psg = Psg::LoadFromObjects(p.meta.binary, libraries);
+    Psg psg = LoadProgramStructure(p.meta.binary, libraries);
     if (!p.meta.psg_id.empty() && psg.psg_id() != p.meta.psg_id)
       *note = "warning: " + p.meta.binary + " changed since the run (PSG " + psg.psg_id() +
               ", profile " + p.meta.psg_id + "); locations may be wrong";

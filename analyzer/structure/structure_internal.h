@@ -1,0 +1,47 @@
+// What the structure recovery reads from one function of the binary: its
+// decoded instructions, each one's chain of inlined frames, and the loops
+// its branches close (binary_structure.cpp, machine_loops.cpp).
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace scalana::structure {
+
+struct Insn {
+  uint64_t addr = 0, target = 0;
+  uint32_t size = 0;
+  bool call = false;
+  bool branch = false;      // a jump (not a call or return)
+  bool conditional = false; // a jump that may fall through
+  bool ret = false;         // a return (no successor in the function)
+  bool has_target = false;  // target known (a direct call or jump)
+  bool nop = false;         // a no-op (alignment padding)
+};
+
+struct Frame {
+  std::string name, file;
+  uint32_t line = 0, column = 0;
+};
+using Chain = std::vector<Frame>; // outermost first
+
+struct Loop {
+  uint64_t header = 0;                               // the back edges' target
+  std::vector<std::pair<uint64_t, uint64_t>> ranges; // its blocks' [start, end), sorted
+  uint64_t bytes = 0;                                // their total size
+  size_t level = 0; // index in the chains of the function it belongs to
+  std::string fn;
+  uint32_t line = UINT32_MAX, end_line = 0;
+  int parent = -1; // index of the enclosing loop of the same function and level
+  int vertex = -1; // its vertex in the function's record
+  bool Contains(uint64_t addr) const;
+};
+
+// The natural loops of the function [BEGIN, END) whose instructions are CODE
+// (in address order) with CHAINS (one per instruction, empty: no line).
+std::vector<Loop> FindLoops(const std::vector<Insn> &code, const std::vector<Chain> &chains,
+                            uint64_t begin, uint64_t end);
+
+} // namespace scalana::structure
