@@ -26,9 +26,9 @@ std::string DamagedDebugSection(const std::string &object) {
     if (s.offset <= table->file_size && s.size <= table->file_size - s.offset)
       continue;
     std::string name = s.name.size() > 64 ? s.name.substr(0, 64) + "..." : s.name;
-    return object + ": damaged or truncated file: section " + name + " (" +
-           std::to_string(s.size) + " bytes at offset " + std::to_string(s.offset) +
-           ") ends past the end of the file (" + std::to_string(table->file_size) + " bytes)";
+    return object + ": damaged or truncated file: section " + name + " (" + std::to_string(s.size) +
+           " bytes at offset " + std::to_string(s.offset) + ") ends past the end of the file (" +
+           std::to_string(table->file_size) + " bytes)";
   }
   return {};
 }
@@ -65,9 +65,8 @@ std::vector<std::string> DebugInfoWarnings(const FrameStats &s, const std::strin
     out.push_back(samples + ": their frames lie in code the debug information names no "
                             "function of (a stripped object, or code without symbols)");
   if (s.no_line_tables)
-    out.push_back(binary +
-                  ": no line tables, so samples cannot be placed on loops and call "
-                  "sites; rebuild with scalana-cc/-cxx/-fc (they add -gline-tables-only)");
+    out.push_back(binary + ": no line tables, so samples cannot be placed on loops and call "
+                           "sites; rebuild with scalana-cc/-cxx/-fc (they add -gline-tables-only)");
   return out;
 }
 

@@ -1,4 +1,5 @@
 #include "debug_reader.h"
+#include "reader_child.h"
 
 #include <llvm/DebugInfo/Symbolize/Symbolize.h>
 #include <llvm/Support/Error.h>
@@ -35,15 +36,6 @@ constexpr size_t kBatch = 512;            // requests in flight (8 KiB)
 
 using llvm::symbolize::LLVMSymbolizer;
 
-LLVMSymbolizer::Options SymbolizerOptions() {
-  LLVMSymbolizer::Options o;
-  o.PrintFunctions = llvm::symbolize::FunctionNameKind::LinkageName;
-  o.UseSymbolTable = true;
-  o.Demangle = false;
-  o.RelativeAddresses = false;
-  return o;
-}
-
 void Put32(std::string &out, uint32_t v) { out.append(reinterpret_cast<const char *>(&v), 4); }
 
 void PutString(std::string &out, const std::string &s) {
@@ -66,23 +58,10 @@ bool WriteAll(int fd, const char *p, size_t n) {
   return true;
 }
 
-std::string DescribeStatus(int status) {
-  if (WIFSIGNALED(status))
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  if (WIFEXITED(status))
-    return "exited with status " + std::to_string(WEXITSTATUS(status));
-  return "stopped";
-}
-
 } // namespace
 
-// Set by sanitizer runtimes (the fuzz target): their death callback must not
-// run in the child, which would report the parent's input as the crash.
-extern "C" void __sanitizer_set_death_callback(void (*)(void)) __attribute__((weak));
-
 int ServeDebugLookups(const std::vector<std::string> &objects, int in, int out) {
-  LLVMSymbolizer symbolizer(SymbolizerOptions());
+  LLVMSymbolizer symbolizer(ReaderSymbolizerOptions());
   std::string pending, answer;
   char buf[kBatch * sizeof(Request)];
   for (;;) {
@@ -170,15 +149,7 @@ void DebugReader::Start() {
     failure_ = std::string("cannot start the debug-information reader: ") + strerror(errno);
     return;
   }
-  // No signal handler may run while fork holds the process's allocator
-  // locks (a handler that allocates there deadlocks): all are blocked
-  // across it, and delivered after.
-  sigset_t all, before;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &before);
-  pid_t pid = ::fork();
-  if (pid != 0)
-    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  pid_t pid = ForkReaderChild();
   if (pid < 0) {
     failure_ = std::string("cannot start the debug-information reader: ") + strerror(errno);
     for (int fd : {sv[0], sv[1], err[0], err[1]})
@@ -186,18 +157,7 @@ void DebugReader::Start() {
     return;
   }
   if (pid == 0) {
-    // The child: dies with the parent, leaves no core file, and says what
-    // LLVM said on the stderr pipe (never blocking on it).
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    // A fault in LLVM ends the child by its signal, whatever handlers the
-    // parent installed.
-    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGPIPE, SIGALRM})
-      ::signal(sig, SIG_DFL);
-    if (__sanitizer_set_death_callback)
-      __sanitizer_set_death_callback(nullptr);
-    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    struct rlimit no_core = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
+    // The child says what LLVM said on the stderr pipe (never blocking on it).
     ::fcntl(err[1], F_SETFL, O_NONBLOCK);
     ::dup2(err[1], STDERR_FILENO);
     // The request socket on fd 3, and nothing else of the parent's open:
@@ -234,7 +194,7 @@ void DebugReader::Fail(const std::string &why, uint32_t object) {
       ::waitpid(child_, &status, 0);
       how = "gave no answer in " + std::to_string(int(timeout_)) + " s";
     } else {
-      how = DescribeStatus(status);
+      how = DescribeChildStatus(status);
     }
     child_ = -1;
   }

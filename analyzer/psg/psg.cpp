@@ -131,44 +131,42 @@ Psg Psg::LoadFromObjects(const std::string &binary, const std::vector<std::strin
     }
     sections.push_back(PsgSection{object, std::move(info->section)});
   }
-  std::vector<std::string> warnings;
-  std::vector<LocalPsg> fns = ParsePsgSections(sections, &warnings); // errors name the object
-  if (fns.empty())
-    throw Error(binary + " has an empty scalana_psg section: rebuild it with scalana-cc, "
-                         "scalana-cxx or scalana-fc");
-  Psg p;
-  try {
-    p = Build(std::move(fns), opts);
-  } catch (const Error &e) {
-    throw Error(binary + ": " + e.what());
-  }
+  Psg p = BuildFromSections(binary, sections, opts,
+                            " has an empty scalana_psg section: rebuild it with scalana-cc, "
+                            "scalana-cxx or scalana-fc");
   p.impl_->psg_id = exe_psg_id;
   p.impl_->build_id = exe_build_id;
-  p.impl_->binary = binary;
   p.impl_->libraries = libraries;
   p.impl_->library_ids = std::move(library_ids);
-  p.impl_->warnings = std::move(warnings);
   return p;
 }
 
 Psg Psg::LoadFromRecords(const std::string &binary, const std::string &build_id,
                          const std::vector<uint8_t> &records, const std::string &source,
                          const PsgOptions &opts) {
+  Psg p = BuildFromSections(binary, {PsgSection{binary, records}}, opts,
+                            ": no function with line tables: its structure cannot be "
+                            "recovered; rebuild it with -g, or with scalana-cc, scalana-cxx or "
+                            "scalana-fc");
+  p.impl_->build_id = build_id;
+  p.impl_->structure_source = source;
+  return p;
+}
+
+Psg Psg::BuildFromSections(const std::string &binary, const std::vector<PsgSection> &sections,
+                           const PsgOptions &opts, const char *when_empty) {
   std::vector<std::string> warnings;
-  std::vector<LocalPsg> fns = ParsePsgSections({PsgSection{binary, records}}, &warnings);
+  std::vector<LocalPsg> fns = ParsePsgSections(sections, &warnings); // errors name the object
   if (fns.empty())
-    throw Error(binary + ": no function with line tables: its structure cannot be recovered; "
-                         "rebuild it with -g, or with scalana-cc, scalana-cxx or scalana-fc");
+    throw Error(binary + when_empty);
   Psg p;
   try {
     p = Build(std::move(fns), opts);
   } catch (const Error &e) {
     throw Error(binary + ": " + e.what());
   }
-  p.impl_->build_id = build_id;
   p.impl_->binary = binary;
   p.impl_->warnings = std::move(warnings);
-  p.impl_->structure_source = source;
   return p;
 }
 

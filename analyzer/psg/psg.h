@@ -235,6 +235,11 @@ public:
   Psg &operator=(Psg &&) noexcept;
 
 private:
+  // The sections' records parsed and built for BINARY; WHEN_EMPTY ends the
+  // error for sections without a function.
+  static Psg BuildFromSections(const std::string &binary, const std::vector<PsgSection> &sections,
+                               const PsgOptions &opts, const char *when_empty);
+
   struct Impl;
   std::unique_ptr<Impl> impl_;
 };

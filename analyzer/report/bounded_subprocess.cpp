@@ -1,5 +1,7 @@
 #include "report/bounded_subprocess.h"
 
+#include "scalana/write_all.h"
+
 #include <algorithm>
 #include <cerrno>
 #include <chrono>
@@ -32,18 +34,6 @@ struct Fd {
   }
 };
 
-bool WriteAll(int fd, const std::string &data) {
-  for (size_t done = 0; done < data.size();) {
-    ssize_t w = ::write(fd, data.data() + done, data.size() - done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    done += size_t(w);
-  }
-  return true;
-}
-
 // The input as a file rather than a pipe: the program reads it at its own
 // pace while this side only reads its output, so neither can block on the
 // other (and a program that never reads cannot raise SIGPIPE here). A
@@ -63,7 +53,8 @@ int InputFile(const std::string &input, std::string *error) {
     }
     ::unlink(path.c_str());
   }
-  if (!WriteAll(fd, input) || ::lseek(fd, 0, SEEK_SET) != 0) {
+  if (int err = 0;
+      !WriteAll(fd, input.data(), input.size(), &err) || ::lseek(fd, 0, SEEK_SET) != 0) {
     *error = "cannot write its input: " + std::string(std::strerror(errno));
     ::close(fd);
     return -1;

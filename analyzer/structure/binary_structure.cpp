@@ -10,6 +10,7 @@
 #include "binary_structure.h"
 
 #include "MpiNames.h"
+#include "reader_child.h"
 #include "scalana/ids.h"
 #include "scalana/io_operations.h"
 #include "scalana/profile.h"
@@ -36,6 +37,8 @@
 #include <nlohmann/json.hpp>
 
 #include <algorithm>
+#include <cctype>
+#include <cstring>
 #include <map>
 #include <tuple>
 
@@ -60,8 +63,8 @@ struct RecVertex {
 };
 
 struct Record {
-  std::string file, language = "unknown";
-  uint32_t line = UINT32_MAX, end_line = 0;
+  std::string language = "unknown";
+  structure::LineSpan lines;
   std::vector<RecVertex> v{RecVertex{VertexKind::Function, -1}};
   std::map<std::string, int> seen; // dedup key -> vertex
 };
@@ -91,6 +94,28 @@ const char *LanguageOf(uint64_t dw_lang) {
   default:
     return "unknown";
   }
+}
+
+// KEY demangled, without the suffixes GCC gives the clones it makes
+// (foo.constprop.0, foo.isra.0, foo.part.0, foo.cold): the reader wrote foo.
+std::string ReadableName(const std::string &key) {
+  std::string k = key;
+  for (bool cut = true; cut;) {
+    cut = false;
+    for (const char *suffix : {".constprop", ".isra", ".part", ".cold", ".lto_priv"}) {
+      size_t at = k.rfind(suffix);
+      if (at == std::string::npos || at == 0)
+        continue;
+      size_t end = at + std::strlen(suffix);
+      while (end < k.size() && (k[end] == '.' || std::isdigit(static_cast<unsigned char>(k[end]))))
+        ++end;
+      if (end == k.size()) {
+        k.resize(at);
+        cut = true;
+      }
+    }
+  }
+  return llvm::demangle(k);
 }
 
 class Builder {
@@ -193,8 +218,8 @@ private:
       const llvm::DILineInfo &d = info->getFrame(i);
       if (d.FunctionName == llvm::DILineInfo::BadString || d.Line == 0)
         return {}; // a frame without a name or line: no place for it
-      out.push_back({d.FunctionName, d.FileName == llvm::DILineInfo::BadString ? "" : d.FileName,
-                     d.Line, d.Column});
+      auto text = [](const std::string &t) { return t == llvm::DILineInfo::BadString ? "" : t; };
+      out.push_back({d.FunctionName, text(d.FileName), d.Line, d.Column});
     }
     return out;
   }
@@ -276,11 +301,7 @@ private:
     for (size_t i = 0; i < code.size(); ++i)
       for (size_t k = 0; k < chains[i].size(); ++k) {
         const Frame &f = chains[i][k];
-        Record &r = RecordOf(f.name, code[i].addr);
-        if (r.file.empty())
-          r.file = f.file;
-        r.line = std::min(r.line, f.line);
-        r.end_line = std::max(r.end_line, f.line);
+        RecordOf(f.name, code[i].addr).lines.Add(f.file, f.line);
       }
     for (Loop &l : loops) {
       Record &r = RecordOf(l.fn, l.header);
@@ -370,14 +391,7 @@ private:
   RecoveredStructure Write();
 
   std::string path_;
-  LLVMSymbolizer symbolizer_{[] {
-    LLVMSymbolizer::Options o;
-    o.PrintFunctions = llvm::symbolize::FunctionNameKind::LinkageName;
-    o.UseSymbolTable = true;
-    o.Demangle = false;
-    o.RelativeAddresses = false;
-    return o;
-  }()};
+  LLVMSymbolizer symbolizer_{ReaderSymbolizerOptions()};
   std::unique_ptr<llvm::MCRegisterInfo> mri_;
   std::unique_ptr<llvm::MCAsmInfo> mai_;
   std::unique_ptr<llvm::MCSubtargetInfo> sti_;
@@ -404,15 +418,16 @@ RecoveredStructure Builder::Write() {
         const RecVertex &x = r.v[size_t(a)], &y = r.v[size_t(b)];
         return std::tie(x.line, x.column, a) < std::tie(y.line, y.column, b);
       });
+    const auto [file, range] = r.lines.Own();
     json vertices = json::array();
     for (size_t i = 0; i < r.v.size(); ++i) {
       const RecVertex &v = r.v[i];
       json j = {{"id", i}, {"kind", std::string(ToString(v.kind))}};
       if (v.parent >= 0)
         j["parent"] = v.parent;
-      j["line"] = i == 0 ? r.line : v.line;
+      j["line"] = i == 0 ? range.first : v.line;
       if (v.kind == VertexKind::Function || v.kind == VertexKind::Loop)
-        j["end_line"] = i == 0 ? r.end_line : v.end_line;
+        j["end_line"] = i == 0 ? range.last : v.end_line;
       if (v.kind == VertexKind::Loop)
         j["depth"] = v.depth;
       if (v.kind == VertexKind::Call || v.kind == VertexKind::Mpi)
@@ -433,12 +448,12 @@ RecoveredStructure Builder::Write() {
     char hex[19];
     std::snprintf(hex, sizeof hex, "0x%016llx", static_cast<unsigned long long>(hash));
     functions.push_back({{"key", key},
-                         {"name", llvm::demangle(key)},
+                         {"name", ReadableName(key)},
                          {"hash", hex},
                          {"linkage", "external"},
-                         {"file", r.file},
-                         {"line", r.line},
-                         {"end_line", r.end_line},
+                         {"file", file},
+                         {"line", range.first},
+                         {"end_line", range.last},
                          {"vertices", std::move(vertices)}});
     ++out_.functions;
   }

@@ -15,6 +15,25 @@
 
 namespace scalana::structure {
 
+void LineSpan::Add(const std::string &file, uint32_t line) {
+  auto it =
+      std::find_if(by_file.begin(), by_file.end(), [&](const auto &f) { return f.first == file; });
+  if (it == by_file.end())
+    it = by_file.insert(by_file.end(), {file, Range{}});
+  Range &r = it->second;
+  ++r.rows;
+  r.first = std::min(r.first, line);
+  r.last = std::max(r.last, line);
+}
+
+std::pair<std::string, LineSpan::Range> LineSpan::Own() const {
+  std::pair<std::string, Range> best;
+  for (const auto &f : by_file)
+    if (f.second.rows > best.second.rows)
+      best = f;
+  return best;
+}
+
 bool Loop::Contains(uint64_t addr) const {
   auto it = std::upper_bound(ranges.begin(), ranges.end(), std::make_pair(addr, UINT64_MAX));
   return it != ranges.begin() && addr < std::prev(it)->second;
@@ -156,7 +175,14 @@ std::vector<Loop> FindLoops(const std::vector<Insn> &code, const std::vector<Cha
         back.emplace_back(b, h);
   // One loop per header: the union of its back edges' natural loops.
   std::map<size_t, std::vector<bool>> members;
+  // header -> its first and last latch block (a rotated loop's latch, the
+  // test its entry jumps to, may come before its header)
+  std::map<size_t, size_t> first_latch, last_latch;
   for (auto [latch, header] : back) {
+    size_t &l = last_latch[header];
+    l = std::max({l, latch, header});
+    auto [f, fresh] = first_latch.try_emplace(header, latch);
+    f->second = std::min(f->second, latch);
     std::vector<bool> &in = members.try_emplace(header, blocks.size(), false).first->second;
     in[header] = true;
     std::vector<size_t> work{latch};
@@ -187,11 +213,19 @@ std::vector<Loop> FindLoops(const std::vector<Insn> &code, const std::vector<Cha
     }
     // It belongs to the deepest function every instruction's chain shares
     // (a loop of an inlined function is that function's); its lines are
-    // those of its instructions at that level.
+    // those of its instructions at that level. Only the blocks from the
+    // header to its latches tell: cold blocks placed far away (a
+    // library call's slow path) carry lines the line table continues from
+    // whatever code precedes them (LULESH under GCC: a loop of
+    // CalcSoundSpeedForElems took the injected loop's line from its sqrt
+    // path, and the injected loop's samples with it).
+    std::vector<bool> hot(blocks.size(), false);
+    for (size_t b = std::min(header, first_latch[header]); b <= last_latch[header]; ++b)
+      hot[b] = in[b];
     const Chain *first = nullptr;
     size_t common = 0;
     for (size_t b = 0; b < blocks.size(); ++b)
-      for (size_t i = blocks[b].first; in[b] && i <= blocks[b].last; ++i) {
+      for (size_t i = blocks[b].first; hot[b] && i <= blocks[b].last; ++i) {
         const Chain &c = chains[i];
         if (c.empty())
           continue;
@@ -209,12 +243,13 @@ std::vector<Loop> FindLoops(const std::vector<Insn> &code, const std::vector<Cha
       continue;
     l.level = common - 1;
     l.fn = (*first)[l.level].name;
+    LineSpan span;
     for (size_t b = 0; b < blocks.size(); ++b)
-      for (size_t i = blocks[b].first; in[b] && i <= blocks[b].last; ++i)
-        if (chains[i].size() > l.level) {
-          l.line = std::min(l.line, chains[i][l.level].line);
-          l.end_line = std::max(l.end_line, chains[i][l.level].line);
-        }
+      for (size_t i = blocks[b].first; hot[b] && i <= blocks[b].last; ++i)
+        if (chains[i].size() > l.level)
+          span.Add(chains[i][l.level].file, chains[i][l.level].line);
+    l.line = span.Own().second.first;
+    l.end_line = span.Own().second.last;
     loops.push_back(std::move(l));
   }
   // Nesting: outer loops first (larger first); each loop's parent is the

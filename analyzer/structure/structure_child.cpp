@@ -4,10 +4,12 @@
 // names is input like any file: the child's death or silence is an Error
 // saying so, as for the line-table reader (frames/debug_reader.h).
 #include "binary_structure.h"
+#include "reader_child.h"
 
 #include "scalana/elf_section.h"
 #include "scalana/profile.h"
 #include "scalana/psg_format.h"
+#include "scalana/write_all.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -34,50 +36,19 @@ uint64_t Get64(const std::string &in, size_t *at) {
   return v;
 }
 
-bool WriteAll(int fd, const std::string &s) {
-  for (size_t done = 0; done < s.size();) {
-    ssize_t w = ::write(fd, s.data() + done, s.size() - done);
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0)
-      return false;
-    done += size_t(w);
-  }
-  return true;
-}
-
-std::string Status(int status) {
-  if (WIFSIGNALED(status))
-    return "was killed by signal " + std::to_string(WTERMSIG(status)) + " (" +
-           strsignal(WTERMSIG(status)) + ")";
-  return "exited with status " + std::to_string(WEXITSTATUS(status));
-}
-
 } // namespace
 
 RecoveredStructure RecoverStructure(const std::string &object, double timeout_seconds) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0)
     throw Error(std::string("cannot start the structure reader: ") + std::strerror(errno));
-  // No signal handler may run while fork holds the allocator's locks.
-  sigset_t all, before;
-  sigfillset(&all);
-  ::pthread_sigmask(SIG_SETMASK, &all, &before);
-  pid_t pid = ::fork();
-  if (pid != 0)
-    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
+  pid_t pid = ForkReaderChild();
   if (pid < 0) {
     ::close(fds[0]);
     ::close(fds[1]);
     throw Error(std::string("cannot start the structure reader: ") + std::strerror(errno));
   }
   if (pid == 0) {
-    ::prctl(PR_SET_PDEATHSIG, SIGKILL);
-    for (int sig : {SIGSEGV, SIGBUS, SIGILL, SIGFPE, SIGABRT, SIGTRAP, SIGPIPE, SIGALRM})
-      ::signal(sig, SIG_DFL);
-    ::pthread_sigmask(SIG_SETMASK, &before, nullptr);
-    struct rlimit no_core = {0, 0};
-    ::setrlimit(RLIMIT_CORE, &no_core);
     ::close(fds[0]);
     std::string out;
     try {
@@ -89,7 +60,8 @@ RecoveredStructure RecoverStructure(const std::string &object, double timeout_se
     } catch (const std::exception &e) {
       out = std::string("E") + e.what();
     }
-    ::_exit(WriteAll(fds[1], out) ? 0 : 3);
+    int err = 0;
+    ::_exit(WriteAll(fds[1], out.data(), out.size(), &err) ? 0 : 3);
   }
   ::close(fds[1]);
   std::string in;
@@ -124,7 +96,7 @@ RecoveredStructure RecoverStructure(const std::string &object, double timeout_se
   while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
   if (failure.empty() && (WIFSIGNALED(status) || WEXITSTATUS(status) != 0))
-    failure = Status(status);
+    failure = DescribeChildStatus(status);
   if (!failure.empty())
     throw Error(object + ": recovering its structure from the binary failed: the reader " +
                 failure + " (a damaged or unusual file?)");

@@ -25,6 +25,22 @@ struct Frame {
   std::string name, file;
   uint32_t line = 0, column = 0;
 };
+
+// Line ranges of one function's code by file, of which the one with the
+// most rows is the function's own: GCC leaves rows of code it inlined
+// without an inlined-subroutine entry (LULESH's SQRT, lulesh.h:45, inside
+// EvalEOSForElems), which would stretch a range over the file. (The
+// symbolizer gives no declaration file for GCC's DWARF 5.)
+struct LineSpan {
+  struct Range {
+    uint64_t rows = 0;
+    uint32_t first = UINT32_MAX, last = 0;
+  };
+  std::vector<std::pair<std::string, Range>> by_file;
+  void Add(const std::string &file, uint32_t line);
+  // The own file and its range (empty file when nothing was added).
+  std::pair<std::string, Range> Own() const;
+};
 using Chain = std::vector<Frame>; // outermost first
 
 struct Loop {
