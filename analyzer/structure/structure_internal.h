@@ -3,7 +3,11 @@
 // its branches close (binary_structure.cpp, machine_loops.cpp).
 #pragma once
 
+#include "binary_structure.h"
+#include "scalana/psg_format.h"
+
 #include <cstdint>
+#include <map>
 #include <string>
 #include <utility>
 #include <vector>
@@ -54,6 +58,29 @@ struct Loop {
   int vertex = -1; // its vertex in the function's record
   bool Contains(uint64_t addr) const;
 };
+
+// One vertex of a function's record, as the pass writes it.
+struct RecVertex {
+  VertexKind kind = VertexKind::Loop;
+  int parent = 0;
+  uint32_t line = 0, end_line = 0, column = 0, depth = 0;
+  std::string callee, op;
+  MpiClass cls = MpiClass::None;
+  bool indirect = false;
+  std::vector<int> children;
+};
+
+struct Record {
+  std::string language = "unknown";
+  LineSpan lines;
+  std::vector<RecVertex> v{RecVertex{VertexKind::Function, -1}};
+  std::map<std::string, int> seen; // dedup key -> vertex
+};
+
+// The records of every function, as the `scalana_psg` section holds them
+// (one per language), appended to OUT's records; OBJECT names their module.
+void WriteRecords(std::map<std::string, Record> &records, const std::string &object,
+                  RecoveredStructure *out);
 
 // The natural loops of the function [BEGIN, END) whose instructions are CODE
 // (in address order) with CHAINS (one per instruction, empty: no line).
