@@ -2,6 +2,7 @@
 // the runs and the scaling model, sources, non-scalable vertices, per-rank
 // heat, abnormal vertices and the searchable PSG.
 #include "report/html_parts.h"
+#include "report/model_scales.h"
 #include "report/names.h"
 #include "report/report_common.h"
 
@@ -67,6 +68,8 @@ void WriteRunsSection(const ReportInput &in, std::ostream &out) {
       << ", expected slope " << Fmt("%.2f", r.expected_slope) << "</p>\n";
   if (!r.scaling_reason.empty())
     out << "<p>" << HtmlEscape(r.scaling_reason) << "</p>\n";
+  if (std::string few = FewScalesText(in.runs); !few.empty())
+    out << "<p class=warn id=few-scales>" << HtmlEscape(few) << "</p>\n";
   for (const auto &[pattern, n] : r.comm_layer_vertices)
     out << "<p>communication layer: <code>" << HtmlEscape(pattern) << "</code> (" << n
         << " vertices; their time counts as waiting)</p>\n";

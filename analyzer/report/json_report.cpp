@@ -2,6 +2,7 @@
 // of the text report, as numbers, for machines.
 #include "ppg/rank_time.h"
 #include "report/async_report.h"
+#include "report/model_scales.h"
 #include "report/predict_report.h"
 #include "report/report.h"
 #include "report/report_common.h"
@@ -179,6 +180,10 @@ void WriteJsonReport(const ReportInput &in, std::ostream &out) {
       {"computation_slope", r.inference.vertices > 0 ? json(r.inference.median_slope) : json()},
       {"expected_slope", r.expected_slope},
       {"program_slope", r.program_slope_ok ? json(r.program_slope) : json()}};
+  // The scales the models rest on, against Extra-P's minimum, and what to add.
+  doc["model_scales"] = {{"scales", ScalesOf(in.runs)},
+                         {"extrap_minimum", kExtrapMinScales},
+                         {"add", ScalesToAdd(ScalesOf(in.runs))}};
   doc["warnings"] = r.warnings;
   json layers = json::array();
   for (const auto &[pattern, n] : r.comm_layer_vertices)

@@ -4,6 +4,7 @@
 #include "ppg/rank_time.h"
 #include "report/async_report.h"
 #include "report/cause_lists.h"
+#include "report/model_scales.h"
 #include "report/predict_report.h"
 #include "report/report_common.h"
 
@@ -126,6 +127,8 @@ void WriteTextReport(const ReportInput &in, std::ostream &out) {
   out << "), abnormal threshold " << in.options.abnorm_thd << "x median\n";
   if (!r.scaling_reason.empty())
     out << "scaling: " << Safe(r.scaling_reason) << "\n";
+  if (std::string few = FewScalesText(in.runs); !few.empty())
+    out << "models: " << few << "\n";
   for (const auto &[pattern, n] : r.comm_layer_vertices)
     out << "communication layer: " << Safe(pattern) << " (" << n
         << " vertices; their time counts as waiting)\n";

@@ -1,5 +1,6 @@
 // Readable names, the PPG picture and the export writers on hand-built runs.
 #include "export/export.h"
+#include "report/model_scales.h"
 #include "report/names.h"
 #include "report/report_common.h"
 #include "scalana/ids.h"
@@ -358,6 +359,23 @@ TEST(Export, UnwritableOutputIsAClearError) {
     EXPECT_NE(std::string(e.what()).find("cannot write"), std::string::npos) << e.what();
   }
   EXPECT_THROW(Export(in, "cube", "/proc/version/sub"), Error);
+}
+
+// Few scales: the rank counts to add continue the runs' progression, up to
+// Extra-P's minimum of 5.
+TEST(ModelScales, ScalesToAddContinueTheProgression) {
+  EXPECT_EQ(ScalesToAdd({2, 4, 8}), (std::vector<int>{16, 32}));
+  EXPECT_EQ(ScalesToAdd({1, 8, 27}), (std::vector<int>{64, 125})) << "cube counts (LULESH)";
+  EXPECT_EQ(ScalesToAdd({1, 4, 9, 16}), (std::vector<int>{25})) << "squares";
+  EXPECT_EQ(ScalesToAdd({3, 5}), (std::vector<int>{10, 20, 40})) << "doubling";
+  EXPECT_TRUE(ScalesToAdd({1, 2, 4, 8, 16}).empty());
+  Tiny t;
+  std::vector<scalana::Run> runs{t.MakeRun(2), t.MakeRun(4), t.MakeRun(8)};
+  EXPECT_EQ(FewScalesText(runs),
+            "the models rest on 3 scales (2, 4, 8): Extra-P's modeler needs 5 per parameter and "
+            "warns on every model below that (the exports carry the same points); add runs at "
+            "16 and 32 ranks");
+  EXPECT_EQ(FewScalesText({t.MakeRun(4)}), "") << "one scale: nothing is modelled";
 }
 
 TEST(PpgPicture, NodesAndCrossingsOfThePath) {
