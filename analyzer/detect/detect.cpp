@@ -56,6 +56,13 @@ double NoiseFloor(const Run &run, const DetectOptions &opts) {
   return run.sample_rate > 0 ? 2.0 / run.sample_rate : 0.01;
 }
 
+double NoiseFloor(const std::vector<Run> &runs, const DetectOptions &opts) {
+  double floor = 1e300;
+  for (const Run &r : runs)
+    floor = std::min(floor, NoiseFloor(r, opts));
+  return std::max(floor, 1e-9);
+}
+
 // MPI_Init and MPI_Finalize cost what the launcher and the MPI library's
 // start-up and tear-down cost (more with oversubscription): no line of the
 // program would change it, so they are never non-scalable or abnormal. Their

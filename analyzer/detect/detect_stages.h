@@ -20,6 +20,9 @@ namespace detect_internal {
 std::vector<double> TimesOverRanks(const Psg &psg, const Run &run, const VertexSeries &s);
 // Times below this are noise: opts.min_time, or two samples' worth.
 double NoiseFloor(const Run &run, const DetectOptions &opts);
+// The smallest of RUNS' noise floors (at least 1e-9): the floor of fits
+// across the scales.
+double NoiseFloor(const std::vector<Run> &runs, const DetectOptions &opts);
 // MPI_Init, MPI_Finalize and their SHMEM twins: never non-scalable or abnormal.
 bool IsStartupOrTeardown(const Psg &psg, VertexId v);
 bool IsCollective(const Psg &psg, VertexId v);

@@ -68,10 +68,7 @@ std::unordered_set<VertexId> FindNonScalable(const Psg &psg, const std::vector<R
                            " ranks): non-scalable vertices need runs at two or more rank counts; "
                            "reporting abnormal vertices and their root causes only");
   } else {
-    double floor = 1e300;
-    for (const Run &r : runs)
-      floor = std::min(floor, NoiseFloor(r, opts));
-    floor = std::max(floor, 1e-9);
+    const double floor = NoiseFloor(runs, opts);
     std::vector<std::pair<double, double>> program;
     for (const Run &r : runs) {
       std::vector<double> t(r.rank_total.begin(), r.rank_total.end());

@@ -193,10 +193,7 @@ void MarkGrowingImbalance(const Psg &psg, const std::vector<Run> &runs, size_t s
   const Run &small = runs[smallest], &big = runs[largest];
   if (small.world_size == big.world_size)
     return;
-  double floor = 1e300;
-  for (const Run &r : runs)
-    floor = std::min(floor, detect_internal::NoiseFloor(r, opts));
-  floor = std::max(floor, 1e-9);
+  const double floor = detect_internal::NoiseFloor(runs, opts);
   const double hz = big.sample_rate;
   const double ratio = std::pow(double(big.world_size) / small.world_size, expected_slope);
   for (RootCause &rc : causes) {

@@ -216,7 +216,7 @@ private:
       in.branch = !in.call && !in.ret && mia_->isBranch(inst);
       in.conditional = in.branch && mia_->isConditionalBranch(inst);
       const llvm::StringRef opcode = mii_->getName(inst.getOpcode());
-      in.nop = opcode.starts_with("NOOP") || opcode == "NOP" || opcode.starts_with("NOP");
+      in.nop = opcode.starts_with("NOOP") || opcode.starts_with("NOP");
       if (in.call || in.branch)
         in.has_target = mia_->evaluateBranch(inst, in.addr, size, in.target);
       out.push_back(in);
@@ -259,16 +259,15 @@ private:
       return;
     }
     loops_ = structure::FindLoops(code, chains, addr, addr + fn.size);
-    std::vector<Loop> &loops = loops_;
     // Line ranges of every function on the chains, at their own level.
     for (size_t i = 0; i < code.size(); ++i)
       for (size_t k = 0; k < chains[i].size(); ++k) {
         const Frame &f = chains[i][k];
         RecordOf(f.name, code[i].addr).lines.Add(f.file, f.line);
       }
-    for (Loop &l : loops) {
+    for (Loop &l : loops_) {
       Record &r = RecordOf(l.fn, l.header);
-      int parent = l.parent >= 0 ? loops[size_t(l.parent)].vertex : 0;
+      int parent = l.parent >= 0 ? loops_[size_t(l.parent)].vertex : 0;
       RecVertex v;
       v.kind = VertexKind::Loop;
       v.line = l.line;
@@ -322,7 +321,6 @@ private:
       } else {
         return; // a library's function: the surrounding computation
       }
-      ++out_.mpi_calls;
       key = "M" + v.op;
     } else if (auto fn = functions_.find(in.target); fn != functions_.end()) {
       Chain callee = Symbolize(in.target);
@@ -335,8 +333,10 @@ private:
       return;
     }
     key += ":" + std::to_string(v.line) + ":" + std::to_string(v.column);
-    if (size_t(Vertex(r, key, ParentAt(in.addr, c.size() - 1, f.name), v)) + 1 == r.v.size())
-      ++out_.calls;
+    if (size_t(Vertex(r, key, ParentAt(in.addr, c.size() - 1, f.name), v)) + 1 == r.v.size()) {
+      ++out_.calls; // a new vertex, as the loops are counted
+      out_.mpi_calls += v.kind == VertexKind::Mpi;
+    }
   }
 
   // The innermost loop of the current function's, at LEVEL of the chains
