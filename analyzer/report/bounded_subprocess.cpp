@@ -1,6 +1,6 @@
 #include "report/bounded_subprocess.h"
 
-#include "scalana/write_all.h"
+#include "scalana/write_whole.h"
 
 #include <algorithm>
 #include <cerrno>
@@ -54,7 +54,7 @@ int InputFile(const std::string &input, std::string *error) {
     ::unlink(path.c_str());
   }
   if (int err = 0;
-      !WriteAll(fd, input.data(), input.size(), &err) || ::lseek(fd, 0, SEEK_SET) != 0) {
+      !WriteWhole(fd, input.data(), input.size(), -1, &err) || ::lseek(fd, 0, SEEK_SET) != 0) {
     *error = "cannot write its input: " + std::string(std::strerror(errno));
     ::close(fd);
     return -1;

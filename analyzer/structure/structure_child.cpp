@@ -9,7 +9,7 @@
 #include "scalana/elf_section.h"
 #include "scalana/profile.h"
 #include "scalana/psg_format.h"
-#include "scalana/write_all.h"
+#include "scalana/write_whole.h"
 
 #include <fcntl.h>
 #include <poll.h>
@@ -61,7 +61,7 @@ RecoveredStructure RecoverStructure(const std::string &object, double timeout_se
       out = std::string("E") + e.what();
     }
     int err = 0;
-    ::_exit(WriteAll(fds[1], out.data(), out.size(), &err) ? 0 : 3);
+    ::_exit(WriteWhole(fds[1], out.data(), out.size(), -1, &err) ? 0 : 3);
   }
   ::close(fds[1]);
   std::string in;

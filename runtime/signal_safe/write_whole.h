@@ -1,35 +1,9 @@
-// Writing a whole buffer to a file descriptor: the one loop every output
-// path of the runtime uses (rank files, premade end records, snapshot
-// containers). Async-signal-safe (write and pwrite only, no allocation), so
-// that code run from a termination handler may use it too.
+// The runtime's name for the shared whole-buffer write
+// (include/scalana/write_whole.h): async-signal-safe.
 #pragma once
 
-#include <cerrno>
-#include <cstddef>
-#include <cstdint>
-#include <sys/types.h>
-#include <unistd.h>
+#include "scalana/write_whole.h"
 
 namespace scalana::rt {
-
-// Writes N bytes of P to FD, at offset AT (pwrite) or, when AT is negative,
-// at the file position. A signal that interrupts it (EINTR) or a short write
-// continues it. False with *ERR set when a write fails; a write that takes
-// nothing sets ENOSPC, as only a full device returns 0.
-inline bool WriteWhole(int fd, const char *p, size_t n, int64_t at, int *err) {
-  size_t done = 0;
-  while (done < n) {
-    ssize_t w = at < 0 ? write(fd, p + done, n - done)
-                       : pwrite(fd, p + done, n - done, off_t(at) + off_t(done));
-    if (w < 0 && errno == EINTR)
-      continue;
-    if (w <= 0) {
-      *err = w < 0 ? errno : ENOSPC;
-      return false;
-    }
-    done += size_t(w);
-  }
-  return true;
-}
-
+using scalana::WriteWhole;
 } // namespace scalana::rt
