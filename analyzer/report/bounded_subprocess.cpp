@@ -1,5 +1,6 @@
 #include "report/bounded_subprocess.h"
 
+#include "scalana/find_program.h"
 #include "scalana/write_whole.h"
 
 #include <algorithm>
@@ -60,33 +61,6 @@ int InputFile(const std::string &input, std::string *error) {
     return -1;
   }
   return fd;
-}
-
-// PROG as execve takes it: a name with a slash as it is, else the first
-// executable file of that name on PATH. Looked up before fork: the child
-// may only make async-signal-safe calls.
-std::string FindProgram(const std::string &prog, int *err) {
-  *err = 0;
-  if (prog.find('/') != std::string::npos)
-    return prog;
-  const char *env = std::getenv("PATH");
-  std::string dirs = env && *env ? env : "/usr/local/bin:/usr/bin:/bin";
-  *err = ENOENT;
-  for (size_t start = 0; start <= dirs.size();) {
-    size_t end = dirs.find(':', start);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string dir = dirs.substr(start, end - start);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + prog;
-    struct stat st;
-    if (::stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode)) {
-      if (::access(candidate.c_str(), X_OK) == 0)
-        return candidate;
-      *err = EACCES;
-    }
-    start = end + 1;
-  }
-  return {};
 }
 
 // True once PID has ended; it stays a zombie (WNOWAIT), so its process

@@ -10,6 +10,7 @@
 #include "run_dir_claim.h"
 #include "run_dir_files.h"
 #include "scalana/echo.h"
+#include "scalana/find_program.h"
 
 #include <CLI/CLI.hpp>
 
@@ -246,7 +247,8 @@ int main(int argc, char **argv) {
   // Said once for the job (by the first rank, or the only process), never
   // stopping it: a run detect will refuse is better known now than after.
   if (scalana::config::WorldRankFromEnv() <= 0) {
-    std::string note = scalana::StructureNote(scalana::FindProgram(program[0]));
+    int missing = 0; // execvp says why, below
+    std::string note = scalana::StructureNote(scalana::FindProgram(program[0], &missing));
     if (!note.empty())
       std::fprintf(stderr, "scalana prof: warning: %s\n", scalana::EscapeControls(note).c_str());
   }

@@ -3,32 +3,7 @@
 #include "scalana/elf_section.h"
 #include "scalana/psg_format.h"
 
-#include <sys/stat.h>
-#include <unistd.h>
-
-#include <cstdlib>
-
 namespace scalana {
-
-std::string FindProgram(const std::string &program) {
-  if (program.find('/') != std::string::npos)
-    return program;
-  const char *path = std::getenv("PATH");
-  std::string dirs = path && *path ? path : "/usr/local/bin:/usr/bin:/bin";
-  for (size_t at = 0; at <= dirs.size();) {
-    size_t end = dirs.find(':', at);
-    if (end == std::string::npos)
-      end = dirs.size();
-    std::string dir = dirs.substr(at, end - at);
-    std::string candidate = (dir.empty() ? "." : dir) + "/" + program;
-    struct stat st;
-    if (stat(candidate.c_str(), &st) == 0 && S_ISREG(st.st_mode) &&
-        access(candidate.c_str(), X_OK) == 0)
-      return candidate;
-    at = end + 1;
-  }
-  return "";
-}
 
 std::string StructureNote(const std::string &path) {
   // Not an ELF file we can read (a script, a file gone): nothing to say;

@@ -7,10 +7,6 @@
 
 namespace scalana {
 
-// PROGRAM as execvp would find it (a name without '/' through PATH); "" when
-// there is none, and then execvp's own error speaks.
-std::string FindProgram(const std::string &program);
-
 // One line on what the ELF file PATH lacks for a report: no Program
 // Structure Graph (detect recovers one from the binary, with less in it),
 // no line tables, or neither (no report); "" when it has both, or when it
