@@ -16,7 +16,9 @@
 int main(int argc, char **argv) {
   scalana::ExitCleanlyOnUncaughtExceptions("scalana psg");
   CLI::App app{"Print the whole-program Program Structure Graph (PSG) of a binary built with "
-               "scalana-cc, scalana-cxx or scalana-fc.",
+               "scalana-cc, scalana-cxx or scalana-fc; of one built without them (with -g), the "
+               "structure recovered from its line tables and machine code (no branch vertices "
+               "or OpenMP constructs), said on stderr.",
                "scalana psg"};
   std::string binary, format = "text", output;
   std::vector<std::string> libraries;
